@@ -1,0 +1,45 @@
+"""Errors that reach a person: a stable code, what happened, and what to do.
+
+Codes are part of the protocol (PROTOCOL.md): append only, never renamed.
+This module must never import anything heavy; every other module imports it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Code(StrEnum):
+    BAD_FRAME = "bad_frame"  # framing broken: length prefix, truncated frame
+    BAD_JSON = "bad_json"  # the frame is not a JSON object
+    BAD_REQUEST = "bad_request"  # a field is missing, of the wrong type or too large
+    UNKNOWN_TYPE = "unknown_type"  # no handler for this request type
+    TOO_LARGE = "too_large"  # input over a documented limit
+    FORBIDDEN = "forbidden"  # caller is not the extension the host was installed for
+    NOT_FOUND = "not_found"  # no such page / model / request id
+    MODEL_MISSING = "model_missing"  # a model's files are not installed
+    MODEL_INVALID = "model_invalid"  # a model's files do not match its spec
+    EMBEDDER_UNAVAILABLE = "embedder_unavailable"  # semantic search cannot run
+    STORE_LOCKED = "store_locked"  # another writer holds the store
+    STORE_CORRUPT = "store_corrupt"  # the store fails its integrity check
+    DISK_FULL = "disk_full"  # no space left to write
+    NOT_AVAILABLE = "not_available"  # the feature is not installed or not built yet
+    CANCELLED = "cancelled"  # the request was cancelled by the caller
+    BAD_INPUT = "bad_input"  # a file or text that cannot be indexed (empty, binary, ...)
+    INTERNAL = "internal"  # a bug: the message says where to report it
+
+
+class RewindError(Exception):
+    """An error with a code for machines and a message plus hint for people."""
+
+    def __init__(self, code: Code, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}".strip()
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code.value, "message": str(self)}
