@@ -43,6 +43,8 @@ class Settings:
     fusion: str = "adaptive"  # "adaptive" (measured best, docs/benchmarks.md) or "rrf"
     rrf_k: int = 60
     rrf_alpha: float = 0.7  # weight of the semantic ranking in weighted RRF
+    fusion_keyword_weight: float = 0.3  # adaptive fusion: BM25's weight at full decisiveness
+    fusion_keyword_floor: float = 0.3  # share of that weight BM25 keeps on a flat ranking
     multi_passage_bonus: float = 0.05  # * log(matching passages of the page), seed 001
     mmr_lambda: float = 0.5
     max_pages_per_domain: int = 3  # soft cap: further pages of a domain move down
@@ -54,6 +56,23 @@ class Settings:
     # --- store ---
     busy_timeout_s: float = 10.0  # SQLite waits this long for a lock
     writer_lock_timeout_s: float = 10.0  # a second writer waits this long, then errors
+
+    # --- native host (protocol.py, host.py; PROTOCOL.md documents every number) ---
+    max_reply_frame_bytes: int = 1_048_576  # host -> browser, header included: Chrome kills
+    #                                         the port on a larger frame
+    max_request_bytes: int = 8 * 1024 * 1024  # browser -> host frame; larger ones are refused
+    #                                           and skipped (Chrome itself allows 64 MiB)
+    max_request_passage_chars: int = 20_000  # refused above; the engine cuts at max_passage_chars
+    max_page_text_chars: int = 1_000_000  # index_page.page.text (no passages)
+    max_query_chars: int = 2_000  # search.query, ask.question, build_context.query
+    max_context_chars: int = 200_000  # ask.page_text, build_context.raw_context
+    max_token_budget: int = 32_768  # build_context.token_budget
+    max_list_limit: int = 500  # list_pages.limit
+    export_batch_pages: int = 100  # pages read from the store per export step
+    host_read_workers: int = 2  # searches/stats in parallel with the writer and the slow lane
+    host_queue_size: int = 256  # requests waiting per lane; the reader blocks beyond it
+    host_exit_grace_s: float = 0.5  # on EOF, in-flight work gets this long, then the host exits
+    host_log_bytes: int = 1_000_000  # host.log rotates at this size (2 backups)
 
 
 DEFAULT_PROFILE = "default"
@@ -69,7 +88,9 @@ def app_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
-def data_dir(profile: str = DEFAULT_PROFILE, override: str | os.PathLike[str] | None = None) -> Path:
+def data_dir(
+    profile: str = DEFAULT_PROFILE, override: str | os.PathLike[str] | None = None
+) -> Path:
     """Where a profile's store lives: --data-dir, else $REWIND_DATA_DIR, else per-user dir."""
     if override:
         return Path(override).expanduser()

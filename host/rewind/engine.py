@@ -1,0 +1,395 @@
+"""One profile's Rewind: the store, the two derived indexes and the embedder, together.
+
+The CLI and the native host both work through `Rewind`. Writes are serialised
+by a file lock held only for the length of one write (so the browser's host and
+a CLI command can take turns), embedding happens before the lock is taken, and
+every write catches the text index up before the lock is released. Reads use a
+connection per thread and never wait for a writer (SQLite WAL).
+This module must never parse requests or print: callers present results.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import filelock
+
+from . import config, models
+from .config import Settings
+from .embedder import Embedder, OnnxEmbedder
+from .errors import Code, RewindError
+from .ingest import IndexResult, PageInput, prepare
+from .search import Searcher, SearchQuery, SearchResponse, Thresholds
+from .store import PageRecord, Store
+from .text_index import TextIndex
+from .vectors import VectorIndex
+
+DB_NAME = "rewind.db"
+TEXT_DIR = "text_index"
+LOCK_NAME = "write.lock"
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def to_dict(self) -> dict:
+        return self.__dict__.copy()
+
+
+class Rewind:
+    def __init__(self, data_dir: Path, settings: Settings | None = None, *,
+                 readonly: bool = False, embedder: Embedder | None | str = "auto",
+                 model_dir: Path | None = None):
+        self.data_dir = Path(data_dir)
+        self.settings = settings or Settings()
+        self.readonly = readonly
+        self.model_dir = model_dir or config.model_dir()
+        self._lock = filelock.FileLock(str(self.data_dir / LOCK_NAME),
+                                       timeout=self.settings.writer_lock_timeout_s)
+        self._thread_lock = threading.RLock()  # one writing thread at a time in this process
+        self._vec_lock = threading.Lock()
+        self._local = threading.local()
+        self._stores: list[Store] = []
+        if not readonly:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._writer = None if readonly else Store(
+            self.data_dir / DB_NAME, busy_timeout_s=self.settings.busy_timeout_s)
+        self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly)
+        self._embedder_arg = embedder
+        self._embedder: Embedder | None = None
+        self._embedder_problem: str | None = None
+        self._embedder_tried = False
+        self._vectors: VectorIndex | None = None
+        if not readonly:
+            self._recover()
+
+    @classmethod
+    def open(cls, data_dir: Path, settings: Settings | None = None, *, writer: bool = True,
+             **kwargs) -> Rewind:
+        return cls(data_dir, settings, readonly=not writer, **kwargs)
+
+    def close(self) -> None:
+        for store in self._stores:
+            store.close()
+        if self._writer is not None:
+            self._writer.close()
+
+    def __enter__(self) -> Rewind:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- plumbing -------------------------------------------------------------------------
+
+    def _reader(self) -> Store:
+        store = getattr(self._local, "store", None)
+        if store is None:
+            store = Store(self.data_dir / DB_NAME, readonly=True,
+                          busy_timeout_s=self.settings.busy_timeout_s)
+            self._local.store = store
+            self._stores.append(store)
+        return store
+
+    @contextmanager
+    def _writing(self) -> Iterator[Store]:
+        if self._writer is None:
+            raise RewindError(Code.INTERNAL, "this Rewind was opened read-only")
+        with self._thread_lock:
+            try:
+                self._lock.acquire()
+            except filelock.Timeout:
+                raise RewindError(
+                    Code.STORE_LOCKED,
+                    f"Another Rewind process has been writing to {self.data_dir} for over "
+                    f"{self.settings.writer_lock_timeout_s:.0f} s.",
+                    "Wait for it to finish (or close it) and try again; searches work "
+                    "meanwhile.") from None
+            try:
+                self.text_index.catch_up(self._writer)  # changes another process left behind
+                yield self._writer
+                self.text_index.catch_up(self._writer)
+            finally:
+                self._lock.release()
+
+    def _recover(self) -> None:
+        """After a crash, bring the text index up to the store (if nobody else is writing)."""
+        try:
+            self._lock.acquire(timeout=0)
+        except filelock.Timeout:
+            return  # the other writer catches up itself
+        try:
+            self.text_index.catch_up(self._writer)
+        finally:
+            self._lock.release()
+
+    def model_id(self) -> str:
+        """The embedding model whose vectors this store holds (or will hold)."""
+        store = self._writer or self._reader()
+        stored = store.get_meta("embedding_model")
+        if stored:
+            return stored
+        spec = models.embedding_spec(self.settings.default_embedding_model)
+        return f"{spec.name}@{spec.dim}"
+
+    def embedder(self) -> Embedder | None:
+        """The embedder, loaded once; None (with `embedder_problem`) when unusable."""
+        if self._embedder_tried:
+            return self._embedder
+        with self._thread_lock:
+            if self._embedder_tried:
+                return self._embedder
+            if self._embedder_arg != "auto":
+                self._embedder = self._embedder_arg  # type: ignore[assignment]
+                if self._embedder is None:
+                    self._embedder_problem = "no embedding model configured"
+            else:
+                try:
+                    name, _, dim = self.model_id().partition("@")
+                    spec = models.embedding_spec(name)
+                    self._embedder = OnnxEmbedder(spec, self.model_dir, self.settings,
+                                                  dim=int(dim) if dim else None)
+                except RewindError as exc:
+                    self._embedder_problem = str(exc)
+            self._embedder_tried = True
+            return self._embedder
+
+    @property
+    def embedder_problem(self) -> str | None:
+        self.embedder()
+        return self._embedder_problem
+
+    def _thresholds(self) -> Thresholds:
+        name = self.model_id().partition("@")[0]
+        try:
+            spec = models.embedding_spec(name)
+            return Thresholds(spec.confidence_high, spec.confidence_medium)
+        except RewindError:
+            return Thresholds(0.6, 0.45)
+
+    # ---- writes ---------------------------------------------------------------------------
+
+    def index_page(self, page: PageInput) -> IndexResult:
+        """Add or update a page; the same content twice changes nothing."""
+        emb = self.embedder()
+        prep = prepare(page, self.settings,
+                       max_tokens=emb.max_tokens if emb else 256,
+                       **({"count_tokens": emb.count_tokens} if emb else {}))
+        reader = self._writer
+        existing = reader.page_by_url(prep.url)
+        if existing and existing.content_hash == prep.content_hash:
+            if prep.visited_at > existing.last_visit:
+                self.record_visit(prep.url, prep.visited_at, prep.dwell_s)
+                return IndexResult(prep.url, existing.id, "visit", len(prep.passages), True)
+            return IndexResult(prep.url, existing.id, "unchanged", len(prep.passages), True)
+
+        vectors = None
+        model_id = None
+        if emb is not None:
+            vectors = emb.embed_documents([p.text for p in prep.passages])
+            model_id = emb.model_id
+        with self._writing() as store:
+            existing = store.page_by_url(prep.url)
+            new_visit = existing is None or prep.visited_at > existing.last_visit
+            record = PageRecord(
+                url=prep.url, domain=prep.domain, title=prep.title,
+                content_hash=prep.content_hash, source=page.source, metadata=page.metadata,
+                first_visit=min(existing.first_visit, prep.visited_at) if existing
+                else prep.visited_at,
+                last_visit=max(existing.last_visit, prep.visited_at) if existing
+                else prep.visited_at,
+                visit_count=(existing.visit_count if existing else 0) + int(new_visit),
+                dwell_s=(existing.dwell_s if existing else 0.0)
+                + (prep.dwell_s if new_visit else 0.0),
+                indexed_at=time.time(),
+            )
+            if model_id and not store.get_meta("embedding_model"):
+                store.set_meta("embedding_model", model_id)
+            if model_id and model_id != self.model_id():
+                vectors, model_id = None, None  # the store holds another model's vectors
+            page_id, _ids = store.upsert_page(record, prep.passages, vectors, model_id)
+        status = "updated" if existing else "new"
+        return IndexResult(prep.url, page_id, status, len(prep.passages), vectors is not None)
+
+    def record_visit(self, url: str, visited_at: float | None, dwell_s: float = 0.0) -> bool:
+        """Count a revisit of a known page (no re-embedding); False if the page is unknown."""
+        from . import urls
+
+        norm = urls.normalize(url, self.settings.max_url_chars)
+        when = time.time() if visited_at is None else float(visited_at)
+        with self._writing() as store:
+            page = store.page_by_url(norm)
+            if page is None:
+                return False
+            if when <= page.last_visit:
+                return True  # a retry of a visit already counted
+            page.visit_count += 1
+            page.last_visit = when
+            page.dwell_s += max(0.0, float(dwell_s))
+            store.upsert_page(page, None, None, None)
+        return True
+
+    def ingest(self, source_id: str, text: str, metadata: dict | None = None) -> IndexResult:
+        """Seed 002's contract: index any text under an id (a URL, or a bare name)."""
+        meta = dict(metadata or {})
+        url = source_id if "://" in source_id else f"rewind://doc/{source_id}"
+        return self.index_page(PageInput(
+            url=url, title=str(meta.get("title", "")), text=text,
+            visited_at=meta.get("visited_at"), source="ingest", metadata=meta))
+
+    def forget_url(self, url: str) -> int:
+        from . import urls
+
+        norm = urls.normalize(url, self.settings.max_url_chars)
+        with self._writing() as store:
+            page = store.page_by_url(norm)
+            return store.delete_pages([page.id]) if page else 0
+
+    def forget_domain(self, domain: str) -> int:
+        dom = domain.strip().lower().removeprefix("www.")
+        if not dom:
+            raise RewindError(Code.BAD_REQUEST, "Which site? The domain is empty.")
+        with self._writing() as store:
+            return store.delete_pages(store.page_ids_where(domain=dom))
+
+    def forget_range(self, since: float | None, until: float | None) -> int:
+        if since is None and until is None:
+            raise RewindError(Code.BAD_REQUEST, "Give a start or an end time to forget.")
+        with self._writing() as store:
+            return store.delete_pages(store.page_ids_where(since=since, until=until))
+
+    def clear(self) -> int:
+        with self._writing() as store:
+            return store.delete_pages(store.all_page_ids())
+
+    def reindex(self, model: str | None = None, progress: Progress | None = None) -> dict:
+        """Rebuild the derived indexes; with `model`, re-embed everything with that model."""
+        with self._writing() as store:
+            if model:
+                spec = models.embedding_spec(model)
+                emb = OnnxEmbedder(spec, self.model_dir, self.settings)
+                if emb.model_id != self.model_id():
+                    store.set_meta("embedding_model", emb.model_id)
+                self._embedder, self._embedder_tried, self._embedder_problem = emb, True, None
+                self._vectors = None
+            emb = self.embedder()
+            embedded = 0
+            if emb is not None:
+                todo = store.pages_missing_vectors(emb.model_id)
+                for i, page_id in enumerate(todo):
+                    rows = store.passages_of([page_id])
+                    vecs = emb.embed_documents([p.text for _, _, p in rows])
+                    store.replace_vectors(page_id, vecs, emb.model_id)
+                    embedded += len(rows)
+                    if progress:
+                        progress(i + 1, len(todo))
+            self.text_index.rebuild(store)
+            with self._vec_lock:
+                self._vectors = None
+        return {"embedded_passages": embedded, "text_docs": self.text_index.num_docs()}
+
+    # ---- reads ----------------------------------------------------------------------------
+
+    def _vector_index(self) -> VectorIndex | None:
+        emb = self.embedder()
+        if emb is None:
+            return None
+        if self._vectors is None or self._vectors.model_id != emb.model_id:
+            self._vectors = VectorIndex(emb.model_id, emb.dim)
+        return self._vectors
+
+    def search(self, query: SearchQuery) -> SearchResponse:
+        store = self._reader()
+        self.text_index.reload()
+        emb = self.embedder()
+        with self._vec_lock:
+            vectors = self._vector_index()
+            searcher = Searcher(store, self.text_index, vectors,
+                                emb.embed_query if emb else None, self._thresholds(),
+                                self.settings, self._embedder_problem)
+            return searcher.search(query)
+
+    def list_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
+        return [p.to_dict() for p in self._reader().list_pages(offset, limit)]
+
+    def export_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
+        """Pages with their passages (no vectors: they are rebuilt from text on import)."""
+        store = self._reader()
+        pages = store.list_pages(offset, limit)
+        rows = store.passages_of([p.id for p in pages])
+        by_page: dict[int, list[dict]] = {}
+        for _pid, page_id, p in rows:
+            by_page.setdefault(page_id, []).append(
+                {"text": p.text, "position": p.position, "quality": p.quality})
+        return [{**p.to_dict(), "passages": by_page.get(p.id, [])} for p in pages]
+
+    def storage_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.data_dir.rglob("*") if f.is_file())
+
+    def stats(self) -> dict:
+        store = self._reader()
+        last = store.last_indexed()
+        counts = store.counts()
+        return {
+            **counts,
+            "storage_bytes": self.storage_bytes(),
+            "last_indexed": {"url": last.url, "title": last.title, "at": last.indexed_at}
+            if last else None,
+            "embedding_model": self.model_id(),
+            "embedder_ready": self.embedder() is not None,
+            "embedder_problem": self._embedder_problem,
+            "unembedded_passages": store.unembedded(self.model_id()),
+            "data_dir": str(self.data_dir),
+        }
+
+    def doctor(self) -> list[Check]:
+        checks: list[Check] = []
+        store = self._reader()
+        problems = store.integrity()
+        checks.append(Check("store", not problems,
+                            "SQLite integrity ok" if not problems else "; ".join(problems),
+                            "" if not problems else "Restore from an export, or `rewind clear`."))
+        model_id = self.model_id()
+        name = model_id.partition("@")[0]
+        try:
+            st = models.status(models.embedding_spec(name), self.model_dir, verify=True)
+            checks.append(Check(f"model {name}", st.installed, st.summary, st.hint))
+        except RewindError as exc:
+            checks.append(Check(f"model {name}", False, exc.message, exc.hint))
+
+        seq, applied = store.seq(), self.text_index.applied_seq()
+        db_ids = store.passage_ids()
+        self.text_index.reload()
+        text_ids = self.text_index.passage_ids()
+        lag = f" (text index at change {applied} of {seq})" if applied < seq else ""
+        same = db_ids == text_ids
+        checks.append(Check(
+            "text index", same and applied >= seq,
+            f"{len(text_ids)} passages indexed, {len(db_ids)} stored{lag}",
+            "" if same else "Run `rewind reindex` (it rebuilds from the store)."))
+        emb = self.embedder()
+        if emb is not None:
+            with self._vec_lock:
+                vectors = self._vector_index()
+                vectors.refresh(store)
+                vec_ids = set(vectors.passage_ids.tolist())
+            missing = store.unembedded(model_id)
+            ok = vec_ids <= db_ids and missing == 0
+            checks.append(Check(
+                "vectors", ok, f"{len(vec_ids)} vectors of {model_id}, {missing} passages "
+                "without one", "" if ok else "Run `rewind reindex` to embed them."))
+        else:
+            checks.append(Check("vectors", False, f"embedder unavailable: "
+                                f"{self._embedder_problem}", "Run `python3 build.py install`."))
+        return checks

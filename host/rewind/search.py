@@ -1,0 +1,311 @@
+"""Find pages for a query: dense and BM25 retrieval, fusion, grouping to pages,
+confidence, diversity (MMR and a per-domain cap), filters and snippets.
+
+Fusion happens on passages; pages are ranked by their best passage plus a small
+bonus for several matching passages (seed 001). If the embedder is unavailable
+the search still answers, with keyword results and a notice.
+This module must never write to any store.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .config import Settings
+from .errors import Code, RewindError
+from .store import Store
+from .text_index import TextIndex
+from .vectors import VectorIndex
+
+MODES = ("hybrid", "semantic", "keyword")
+
+
+@dataclass
+class SearchQuery:
+    text: str
+    mode: str = "hybrid"
+    limit: int = 10
+    since: float | None = None
+    until: float | None = None
+    domain: str | None = None
+
+
+@dataclass
+class Hit:
+    url: str
+    title: str
+    score: float
+    confidence: str  # high | medium | low
+    snippet: str
+    highlights: list[tuple[int, int]]  # character ranges in `snippet`
+    passage: str
+    passage_position: int
+    visited_at: float
+    visit_count: int
+    dwell_s: float
+    domain: str
+    page_id: int
+    similarity: float | None  # cosine of the best passage, when the embedder ran
+    keyword_score: float | None  # BM25 of the best passage, when it matched
+
+    def to_dict(self) -> dict:
+        d = self.__dict__.copy()
+        d["highlights"] = [list(r) for r in self.highlights]
+        return d
+
+
+@dataclass
+class SearchResponse:
+    mode: str
+    took_ms: float
+    results: list[Hit] = field(default_factory=list)
+    notice: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"mode": self.mode, "took_ms": round(self.took_ms, 2), "notice": self.notice,
+                "results": [h.to_dict() for h in self.results]}
+
+
+@dataclass
+class Thresholds:
+    """Confidence cut-offs on the model's cosine scale (kept in the model spec)."""
+
+    high: float
+    medium: float
+
+
+# ---- fusion ------------------------------------------------------------------------------
+
+def fuse_rrf(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
+             ) -> dict[int, float]:
+    """Weighted reciprocal rank fusion: alpha * 1/(k+rank_dense) + (1-alpha) * 1/(k+rank_bm25)."""
+    k, alpha = settings.rrf_k, settings.rrf_alpha
+    fused: dict[int, float] = {}
+    for weight, ranking in ((alpha, dense), (1 - alpha, keyword)):
+        ordered = sorted(ranking, key=ranking.__getitem__, reverse=True)
+        for rank, pid in enumerate(ordered, 1):
+            fused[pid] = fused.get(pid, 0.0) + weight / (k + rank)
+    return fused
+
+
+def fuse_adaptive(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
+                  ) -> dict[int, float]:
+    """Score-aware fusion: cosine plus BM25 (scaled to its top score) weighted by how
+    decisive BM25 is for this query (the gap between its first and second score).
+
+    Every candidate has a cosine (BM25-only candidates are scored against their stored
+    vector), so a question phrased unlike the page still ranks by meaning, while a few
+    rare remembered words, which BM25 singles out with a wide margin, lift their page.
+    """
+    if not keyword:
+        return dict(dense)
+    scores = sorted(keyword.values(), reverse=True)
+    top = scores[0] or 1.0
+    second = scores[1] if len(scores) > 1 else 0.0
+    decisiveness = (top - second) / top  # 0: a flat BM25 ranking, 1: one clear winner
+    weight = settings.fusion_keyword_weight * (
+        settings.fusion_keyword_floor + (1 - settings.fusion_keyword_floor) * decisiveness)
+    fused = {pid: cos for pid, cos in dense.items()}
+    for pid, score in keyword.items():
+        fused[pid] = fused.get(pid, 0.0) + weight * score / top
+    return fused
+
+
+FUSIONS: dict[str, Callable[[dict[int, float], dict[int, float], Settings], dict[int, float]]] = {
+    "rrf": fuse_rrf,
+    "adaptive": fuse_adaptive,
+}
+
+
+# ---- the search --------------------------------------------------------------------------
+
+class Searcher:
+    """Search over one profile's indexes. `embed_query` is None when no model is usable."""
+
+    def __init__(self, store: Store, text_index: TextIndex, vectors: VectorIndex | None,
+                 embed_query: Callable[[str], np.ndarray] | None, thresholds: Thresholds,
+                 settings: Settings, embedder_problem: str | None = None):
+        self.store = store
+        self.text_index = text_index
+        self.vectors = vectors
+        self.embed_query = embed_query
+        self.thresholds = thresholds
+        self.settings = settings
+        self.embedder_problem = embedder_problem
+
+    def search(self, q: SearchQuery) -> SearchResponse:
+        t0 = time.perf_counter()
+        s = self.settings
+        if q.mode not in MODES:
+            raise RewindError(Code.BAD_REQUEST, f"Unknown search mode {q.mode!r}.",
+                              f"Use one of: {', '.join(MODES)}.")
+        text = (q.text or "").strip()
+        limit = max(1, min(int(q.limit), s.max_limit))
+        if not text:
+            return SearchResponse(q.mode, 0.0)
+
+        notice = None
+        qvec = None
+        mode = q.mode
+        if mode != "keyword" or self.embed_query is not None:
+            if self.embed_query is None or self.vectors is None:
+                if mode != "keyword":
+                    notice = (f"Semantic search is unavailable ({self.embedder_problem}); "
+                              "showing keyword matches.")
+                    mode = "keyword"
+            else:
+                qvec = self.embed_query(text)
+                self.vectors.refresh(self.store)
+
+        k = s.candidates_per_retriever
+        filtered = q.domain is not None or q.since is not None or q.until is not None
+        allowed = None
+        if filtered and qvec is not None:
+            allowed = np.asarray(self.store.page_ids_where(
+                domain=q.domain.lower().removeprefix("www.") if q.domain else None,
+                since=q.since, until=q.until), np.int64)
+
+        dense: dict[int, float] = {}
+        keyword: dict[int, float] = {}
+        page_of: dict[int, int] = {}
+        if mode in ("semantic", "hybrid") and qvec is not None:
+            for h in self.vectors.search(qvec, k, allowed):
+                dense[h.passage_id] = h.similarity
+                page_of[h.passage_id] = h.page_id
+        if mode in ("keyword", "hybrid"):
+            for h in self.text_index.search(text, k, domain=q.domain, since=q.since,
+                                            until=q.until):
+                keyword[h.passage_id] = h.score
+                page_of[h.passage_id] = h.page_id
+
+        # Every candidate gets a cosine when we can: fusion and confidence use it.
+        cosine = dict(dense)
+        if qvec is not None:
+            missing = [pid for pid in keyword if pid not in cosine]
+            if missing:
+                for pid, vec in zip(missing, self.vectors.vectors_for(missing), strict=True):
+                    cosine[pid] = float(vec @ qvec)
+
+        if mode == "semantic":
+            passage_scores = dense
+        elif mode == "keyword":
+            passage_scores = keyword
+        elif s.fusion == "adaptive":
+            passage_scores = fuse_adaptive(cosine, keyword, s)
+        else:
+            passage_scores = FUSIONS[s.fusion](dense, keyword, s)
+
+        results = self._pages(text, passage_scores, page_of, cosine, keyword, qvec, limit)
+        return SearchResponse(q.mode if notice is None else "keyword",
+                              (time.perf_counter() - t0) * 1000, results, notice)
+
+    # ---- pages ------------------------------------------------------------------------
+
+    def _pages(self, text: str, passage_scores: dict[int, float], page_of: dict[int, int],
+               cosine: dict[int, float], keyword: dict[int, float], qvec: np.ndarray | None,
+               limit: int) -> list[Hit]:
+        s = self.settings
+        best: dict[int, tuple[float, int]] = {}  # page -> (best passage score, passage id)
+        count: dict[int, int] = {}
+        for pid, score in passage_scores.items():
+            page = page_of[pid]
+            count[page] = count.get(page, 0) + 1
+            if page not in best or score > best[page][0]:
+                best[page] = (score, pid)
+        ranked = sorted(
+            ((sc * (1 + s.multi_passage_bonus * math.log(count[pg])), pg, pid)
+             for pg, (sc, pid) in best.items()),
+            reverse=True)
+        pool = ranked[: limit * 3]
+        pages = self.store.pages_by_ids(pg for _, pg, _ in pool)
+        pool = [r for r in pool if r[1] in pages]  # deleted since the index saw them
+        pool = self._mmr(pool, qvec)
+        pool = self._domain_cap([(r, pages[r[1]].domain) for r in pool])[:limit]
+
+        passages = self.store.passages_by_ids(pid for _, _, pid in pool)
+        kw_top = max(keyword.values(), default=0.0) or 1.0
+        hits = []
+        for score, page_id, pid in pool:
+            page = pages[page_id]
+            _pg, passage = passages.get(pid, (page_id, None))
+            body = passage.text if passage else ""
+            sim = cosine.get(pid)
+            kw = keyword.get(pid)
+            snippet, ranges = self._snippet(text, body)
+            hits.append(Hit(
+                url=page.url, title=page.title, score=round(float(score), 6),
+                confidence=self._confidence(sim, (kw or 0.0) / kw_top if kw else 0.0),
+                snippet=snippet, highlights=ranges, passage=body,
+                passage_position=passage.position if passage else 0,
+                visited_at=page.last_visit, visit_count=page.visit_count, dwell_s=page.dwell_s,
+                domain=page.domain, page_id=page_id,
+                similarity=None if sim is None else round(sim, 6),
+                keyword_score=None if kw is None else round(kw, 6)))
+        return hits
+
+    def _mmr(self, pool: list[tuple[float, int, int]], qvec: np.ndarray | None
+             ) -> list[tuple[float, int, int]]:
+        """Maximal marginal relevance over the pages' best passages (seed 000)."""
+        lam = self.settings.mmr_lambda
+        if qvec is None or lam >= 1.0 or len(pool) < 3:
+            return pool
+        vecs = self.vectors.vectors_for([pid for _, _, pid in pool])
+        top = pool[0][0] or 1.0
+        rel = np.array([sc / top for sc, _, _ in pool])
+        sims = vecs @ vecs.T
+        chosen = [0]
+        left = list(range(1, len(pool)))
+        while left:
+            redundancy = sims[np.ix_(left, chosen)].max(axis=1)
+            gains = lam * rel[left] - (1 - lam) * redundancy
+            pick = left[int(np.argmax(gains))]
+            chosen.append(pick)
+            left.remove(pick)
+        return [pool[i] for i in chosen]
+
+    def _domain_cap(self, pool: list[tuple[tuple[float, int, int], str]]
+                    ) -> list[tuple[float, int, int]]:
+        """Soft cap: a domain's pages past the cap move behind the others, in order."""
+        cap = self.settings.max_pages_per_domain
+        seen: dict[str, int] = {}
+        head, tail = [], []
+        for row, dom in pool:
+            seen[dom] = seen.get(dom, 0) + 1
+            (head if seen[dom] <= cap else tail).append(row)
+        return head + tail
+
+    def _confidence(self, similarity: float | None, keyword_share: float) -> str:
+        t = self.thresholds
+        if similarity is not None and similarity >= t.high:
+            return "high"
+        if (similarity is not None and similarity >= t.medium) or keyword_share > 0.5:
+            return "medium"
+        return "low"
+
+    def _snippet(self, text: str, passage: str) -> tuple[str, list[tuple[int, int]]]:
+        """A window of the passage around its first match, with match ranges inside it."""
+        width = self.settings.snippet_chars
+        try:
+            ranges = self.text_index.highlights(text, passage)
+        except ValueError:
+            ranges = []
+        if len(passage) <= width:
+            return passage, ranges
+        first = ranges[0][0] if ranges else 0
+        start = max(0, first - width // 4)
+        if start:
+            space = passage.rfind(" ", 0, start)
+            start = space + 1 if space > start - 30 else start
+        end = min(len(passage), start + width)
+        space = passage.find(" ", end)
+        end = space if 0 < space < end + 30 else end
+        prefix = "… " if start else ""
+        snippet = prefix + passage[start:end] + (" …" if end < len(passage) else "")
+        shift = len(prefix) - start
+        inside = [(a + shift, b + shift) for a, b in ranges if a >= start and b <= end]
+        return snippet, inside

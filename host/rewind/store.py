@@ -1,0 +1,489 @@
+"""The source of truth: pages, visits, passages and their vectors in SQLite (WAL).
+
+Every write bumps one change sequence (`meta.seq`) and stamps the pages it
+touched (`pages.seq`) or, for deleted pages, leaves a tombstone. The derived
+indexes (text_index, vectors) remember the last sequence they applied and
+catch up from here, so a crash between two stores never loses a committed page.
+
+This module must never embed, tokenise or search: it stores what it is given,
+in one transaction per call, and reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import Code, RewindError
+
+SCHEMA_VERSION = 1
+
+# Migrations run in order inside one transaction each; never edit a released one.
+MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE pages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        url TEXT NOT NULL UNIQUE,
+        domain TEXT NOT NULL,
+        title TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        source TEXT NOT NULL,            -- browser | file | ingest
+        metadata TEXT NOT NULL,          -- JSON object
+        first_visit REAL NOT NULL,
+        last_visit REAL NOT NULL,
+        visit_count INTEGER NOT NULL,
+        dwell_s REAL NOT NULL,
+        indexed_at REAL NOT NULL,
+        seq INTEGER NOT NULL
+    );
+    CREATE INDEX pages_domain ON pages(domain);
+    CREATE INDEX pages_last_visit ON pages(last_visit);
+    CREATE INDEX pages_seq ON pages(seq);
+    CREATE TABLE passages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        span_start INTEGER NOT NULL,
+        span_end INTEGER NOT NULL,
+        quality REAL NOT NULL,
+        is_title INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX passages_page ON passages(page_id);
+    -- seed 004's externalised vectors: one row per passage vector, never inline in a page
+    CREATE TABLE vectors (
+        passage_id INTEGER PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
+        model_id TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE TABLE tombstones (page_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
+    CREATE INDEX tombstones_seq ON tombstones(seq);
+    """,
+}
+
+
+@dataclass
+class PassageRecord:
+    text: str
+    position: int
+    span: tuple[int, int]
+    quality: float = 0.5
+    is_title: bool = False
+    id: int | None = None
+
+
+@dataclass
+class PageRecord:
+    url: str
+    domain: str
+    title: str
+    content_hash: str
+    source: str
+    first_visit: float
+    last_visit: float
+    visit_count: int
+    dwell_s: float
+    metadata: dict = field(default_factory=dict)
+    indexed_at: float = 0.0
+    id: int | None = None
+    seq: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id,
+            "url": self.url,
+            "domain": self.domain,
+            "title": self.title,
+            "first_visit": self.first_visit,
+            "last_visit": self.last_visit,
+            "visit_count": self.visit_count,
+            "dwell_s": self.dwell_s,
+            "source": self.source,
+            "indexed_at": self.indexed_at,
+        }
+
+
+_PAGE_COLS = (
+    "id, url, domain, title, content_hash, source, metadata, first_visit, last_visit,"
+    " visit_count, dwell_s, indexed_at, seq"
+)
+
+
+def _page(row: sqlite3.Row | tuple) -> PageRecord:
+    (pid, url, dom, title, chash, source, meta, first, last, count, dwell, indexed, seq) = row
+    return PageRecord(
+        id=pid, url=url, domain=dom, title=title, content_hash=chash, source=source,
+        metadata=json.loads(meta), first_visit=first, last_visit=last, visit_count=count,
+        dwell_s=dwell, indexed_at=indexed, seq=seq,
+    )
+
+
+def _disk_error(exc: sqlite3.Error) -> RewindError:
+    msg = str(exc).lower()
+    if "full" in msg:
+        return RewindError(
+            Code.DISK_FULL, "The disk is full: nothing was stored.",
+            "Free some space and try again; everything stored before is intact.",
+        )
+    if "locked" in msg or "busy" in msg:
+        return RewindError(
+            Code.STORE_LOCKED, "The store is busy with another writer.",
+            "Try again in a moment.",
+        )
+    if "malformed" in msg or "not a database" in msg:
+        return RewindError(
+            Code.STORE_CORRUPT, f"The store is damaged ({exc}).",
+            "Run `rewind doctor` to see what is wrong.",
+        )
+    return RewindError(Code.INTERNAL, f"Storage error: {exc}.")
+
+
+class Store:
+    """One profile's SQLite database. Not thread-safe: one Store per thread."""
+
+    def __init__(self, path: Path, *, readonly: bool = False, busy_timeout_s: float = 10.0):
+        self.path = path
+        self.readonly = readonly
+        if readonly and not path.exists():
+            raise RewindError(
+                Code.NOT_FOUND, f"No Rewind store at {path.parent}.",
+                "Index something first (`rewind index PATH`), or check --data-dir.",
+            )
+        try:
+            if readonly:
+                uri = f"file:{path}?mode=ro"
+                self.db = sqlite3.connect(uri, uri=True, timeout=busy_timeout_s,
+                                          check_same_thread=False)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self.db = sqlite3.connect(path, timeout=busy_timeout_s, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at checkpoint
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.isolation_level = None  # explicit transactions only
+            if not readonly:
+                self._migrate()
+            else:
+                self._check_version()
+        except sqlite3.Error as exc:
+            raise _disk_error(exc) from None
+
+    # ---- schema -------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.OperationalError:
+            return 0
+        return int(row[0]) if row else 0
+
+    def _check_version(self) -> None:
+        version = self.schema_version()
+        if version > SCHEMA_VERSION:
+            raise RewindError(
+                Code.STORE_CORRUPT,
+                f"This store was written by a newer Rewind (schema {version} > {SCHEMA_VERSION}).",
+                "Upgrade Rewind (`python3 build.py install`).",
+            )
+
+    def _migrate(self) -> None:
+        self._check_version()
+        version = self.schema_version()
+        for target in sorted(v for v in MIGRATIONS if v > version):
+            with self.transaction():
+                for statement in MIGRATIONS[target].split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)",
+                    (str(target),),
+                )
+                if target == 1:
+                    self.db.execute("INSERT INTO meta(key, value) VALUES ('seq', '0')")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT; rolls back on any error, so nothing is stored half."""
+        if self.readonly:
+            raise RewindError(Code.INTERNAL, "write on a read-only store")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise _disk_error(exc) from None
+        try:
+            yield self.db
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self.db.execute("ROLLBACK")
+            raise _disk_error(exc) from None
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ---- change sequence ----------------------------------------------------------------
+
+    def seq(self) -> int:
+        return int(self.db.execute("SELECT value FROM meta WHERE key='seq'").fetchone()[0])
+
+    def _next_seq(self) -> int:
+        seq = self.seq() + 1
+        self.db.execute("UPDATE meta SET value=? WHERE key='seq'", (str(seq),))
+        return seq
+
+    def changes_since(self, seq: int) -> tuple[list[int], list[int]]:
+        """(page ids written after `seq`, page ids deleted after `seq`)."""
+        changed = [r[0] for r in self.db.execute("SELECT id FROM pages WHERE seq > ?", (seq,))]
+        deleted = [r[0] for r in self.db.execute("SELECT page_id FROM tombstones WHERE seq > ?",
+                                                 (seq,))]
+        return changed, deleted
+
+    # ---- settings -----------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str | None = None) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    # ---- writes -------------------------------------------------------------------------
+
+    def upsert_page(
+        self,
+        page: PageRecord,
+        passages: Sequence[PassageRecord] | None,
+        vectors: np.ndarray | None,
+        model_id: str | None,
+    ) -> tuple[int, list[int]]:
+        """Insert or replace a page; `passages=None` keeps the stored passages (visit only).
+
+        Replacing passages deletes the old ones and their vectors first (delete, then
+        insert, in one transaction). Returns (page id, new passage ids).
+        """
+        if passages is not None and vectors is not None and len(vectors) != len(passages):
+            raise RewindError(Code.INTERNAL, "vector count does not match passage count")
+        with self.transaction() as db:
+            seq = self._next_seq()
+            row = db.execute("SELECT id FROM pages WHERE url=?", (page.url,)).fetchone()
+            values = (
+                page.domain, page.title, page.content_hash, page.source,
+                json.dumps(page.metadata), page.first_visit, page.last_visit, page.visit_count,
+                page.dwell_s, page.indexed_at or time.time(), seq,
+            )
+            if row:
+                page_id = row[0]
+                db.execute(
+                    "UPDATE pages SET domain=?, title=?, content_hash=?, source=?, metadata=?,"
+                    " first_visit=?, last_visit=?, visit_count=?, dwell_s=?, indexed_at=?, seq=?"
+                    " WHERE id=?",
+                    (*values, page_id),
+                )
+            else:
+                cur = db.execute(
+                    "INSERT INTO pages(url, domain, title, content_hash, source, metadata,"
+                    " first_visit, last_visit, visit_count, dwell_s, indexed_at, seq)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (page.url, *values),
+                )
+                page_id = cur.lastrowid
+            ids: list[int] = []
+            if passages is not None:
+                db.execute("DELETE FROM passages WHERE page_id=?", (page_id,))  # cascades
+                for i, p in enumerate(passages):
+                    cur = db.execute(
+                        "INSERT INTO passages(page_id, position, text, span_start, span_end,"
+                        " quality, is_title) VALUES (?,?,?,?,?,?,?)",
+                        (page_id, p.position, p.text, p.span[0], p.span[1], p.quality,
+                         int(p.is_title)),
+                    )
+                    ids.append(cur.lastrowid)
+                    if vectors is not None:
+                        vec = np.ascontiguousarray(vectors[i], dtype=np.float32)
+                        db.execute(
+                            "INSERT INTO vectors(passage_id, model_id, dim, vector)"
+                            " VALUES (?,?,?,?)",
+                            (cur.lastrowid, model_id, vec.shape[0], vec.tobytes()),
+                        )
+            return page_id, ids
+
+    def delete_pages(self, page_ids: Iterable[int]) -> int:
+        ids = list(page_ids)
+        if not ids:
+            return 0
+        with self.transaction() as db:
+            seq = self._next_seq()
+            for pid in ids:
+                db.execute("DELETE FROM pages WHERE id=?", (pid,))  # cascades to passages, vectors
+                db.execute("INSERT OR REPLACE INTO tombstones(page_id, seq) VALUES (?,?)",
+                           (pid, seq))
+        return len(ids)
+
+    def replace_vectors(self, page_id: int, vectors: np.ndarray, model_id: str) -> None:
+        """Re-embedding (reindex --model): new vectors for a page's passages, same passages."""
+        with self.transaction() as db:
+            seq = self._next_seq()
+            ids = [r[0] for r in db.execute(
+                "SELECT id FROM passages WHERE page_id=? ORDER BY position, id", (page_id,))]
+            if len(ids) != len(vectors):
+                raise RewindError(Code.INTERNAL, "vector count does not match passage count")
+            db.execute(
+                "DELETE FROM vectors WHERE passage_id IN"
+                " (SELECT id FROM passages WHERE page_id=?)", (page_id,))
+            for pid, vec in zip(ids, vectors, strict=True):
+                vec = np.ascontiguousarray(vec, dtype=np.float32)
+                db.execute(
+                    "INSERT INTO vectors(passage_id, model_id, dim, vector) VALUES (?,?,?,?)",
+                    (pid, model_id, vec.shape[0], vec.tobytes()),
+                )
+            db.execute("UPDATE pages SET seq=? WHERE id=?", (seq, page_id))
+
+    def touch_all(self) -> None:
+        """Mark every page changed, so derived indexes rebuild them on their next catch-up."""
+        with self.transaction() as db:
+            seq = self._next_seq()
+            db.execute("UPDATE pages SET seq=?", (seq,))
+
+    # ---- reads --------------------------------------------------------------------------
+
+    def page_by_url(self, url: str) -> PageRecord | None:
+        row = self.db.execute(f"SELECT {_PAGE_COLS} FROM pages WHERE url=?", (url,)).fetchone()
+        return _page(row) if row else None
+
+    def pages_by_ids(self, ids: Iterable[int]) -> dict[int, PageRecord]:
+        ids = list(set(ids))
+        out: dict[int, PageRecord] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT {_PAGE_COLS} FROM pages WHERE id IN ({marks})",
+                                       chunk):
+                page = _page(row)
+                out[page.id] = page
+        return out
+
+    def list_pages(self, offset: int = 0, limit: int = 100) -> list[PageRecord]:
+        rows = self.db.execute(
+            f"SELECT {_PAGE_COLS} FROM pages ORDER BY last_visit DESC, id DESC LIMIT ? OFFSET ?",
+            (limit, offset),
+        )
+        return [_page(r) for r in rows]
+
+    def page_ids_where(self, *, domain: str | None = None, since: float | None = None,
+                       until: float | None = None) -> list[int]:
+        sql, args = "SELECT id FROM pages WHERE 1=1", []
+        if domain is not None:
+            sql += " AND (domain=? OR domain LIKE ?)"
+            args += [domain, f"%.{domain}"]
+        if since is not None:
+            sql += " AND last_visit >= ?"
+            args.append(since)
+        if until is not None:
+            sql += " AND last_visit < ?"
+            args.append(until)
+        return [r[0] for r in self.db.execute(sql, args)]
+
+    def all_page_ids(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT id FROM pages")]
+
+    def passages_of(self, page_ids: Iterable[int]) -> list[tuple[int, int, PassageRecord]]:
+        """(passage id, page id, passage) for the given pages, in page order."""
+        ids = list(page_ids)
+        out = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
+                f" FROM passages WHERE page_id IN ({marks}) ORDER BY page_id, position, id", chunk)
+            for pid, page_id, pos, text, s, e, q, t in rows:
+                out.append((pid, page_id, PassageRecord(text, pos, (s, e), q, bool(t), pid)))
+        return out
+
+    def passages_by_ids(self, ids: Iterable[int]) -> dict[int, tuple[int, PassageRecord]]:
+        ids = list(set(ids))
+        out = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
+                f" FROM passages WHERE id IN ({marks})", chunk)
+            for pid, page_id, pos, text, s, e, q, t in rows:
+                out[pid] = (page_id, PassageRecord(text, pos, (s, e), q, bool(t), pid))
+        return out
+
+    def vectors_of(self, page_ids: Sequence[int] | None, model_id: str
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(passage ids, page ids, float32 matrix) of `model_id` vectors; all pages if None."""
+        sql = ("SELECT v.passage_id, p.page_id, v.vector FROM vectors v"
+               " JOIN passages p ON p.id = v.passage_id WHERE v.model_id=?")
+        rows: list = []
+        if page_ids is None:
+            rows = self.db.execute(sql + " ORDER BY v.passage_id", (model_id,)).fetchall()
+        else:
+            ids = list(page_ids)
+            for start in range(0, len(ids), 500):
+                chunk = ids[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows += self.db.execute(sql + f" AND p.page_id IN ({marks})",
+                                        (model_id, *chunk)).fetchall()
+        if not rows:
+            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 0), np.float32)
+        pids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        pages = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        return pids, pages, mat
+
+    def vector_models(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT model_id, COUNT(*) FROM vectors GROUP BY model_id"))
+
+    def counts(self) -> dict[str, int]:
+        one = self.db.execute
+        return {
+            "pages": one("SELECT COUNT(*) FROM pages").fetchone()[0],
+            "passages": one("SELECT COUNT(*) FROM passages").fetchone()[0],
+            "vectors": one("SELECT COUNT(*) FROM vectors").fetchone()[0],
+        }
+
+    def last_indexed(self) -> PageRecord | None:
+        row = self.db.execute(
+            f"SELECT {_PAGE_COLS} FROM pages ORDER BY indexed_at DESC, id DESC LIMIT 1").fetchone()
+        return _page(row) if row else None
+
+    def passage_ids(self) -> set[int]:
+        return {r[0] for r in self.db.execute("SELECT id FROM passages")}
+
+    def integrity(self) -> list[str]:
+        """Problems found by SQLite's own check and our invariants; [] when healthy."""
+        problems = []
+        rows = [r[0] for r in self.db.execute("PRAGMA integrity_check")]
+        if rows != ["ok"]:
+            problems += rows[:10]
+        problems += [f"foreign key violation in {r[0]}" for r in
+                     self.db.execute("PRAGMA foreign_key_check")][:10]
+        return problems
+
+    def unembedded(self, model_id: str) -> int:
+        """Passages without a vector of `model_id` (indexed while the model was missing)."""
+        return self.db.execute(
+            "SELECT COUNT(*) FROM passages p LEFT JOIN vectors v"
+            " ON v.passage_id=p.id AND v.model_id=? WHERE v.passage_id IS NULL",
+            (model_id,)).fetchone()[0]
+
+    def pages_missing_vectors(self, model_id: str) -> list[int]:
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT p.page_id FROM passages p LEFT JOIN vectors v"
+            " ON v.passage_id=p.id AND v.model_id=? WHERE v.passage_id IS NULL", (model_id,))]

@@ -1,0 +1,230 @@
+"""BM25 keyword search over passages with tantivy: derived from the store, rebuildable.
+
+One tantivy document per passage: its text (stemmed, stop words removed), the
+page's title (boosted), URL words, domain suffixes and last visit time, so that
+filters run inside the index. The index remembers the store sequence it has
+applied (`applied_seq`) and catches up from the store's change log.
+
+This module must never be the only copy of anything: the store is the truth.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from .config import Settings
+from .store import Store
+
+ANALYZER = "rewind_en"
+
+# A common English stop-word list: on the Python FAQ set it lifted BM25 MRR@10 from
+# .632 to .688 (notes/eval-data.md); tantivy's own 33-word list changed nothing.
+STOP_WORDS = sorted(set("""
+a about above after again against all am an and any are aren't as at be because been before
+being below between both but by can can't cannot could couldn't did didn't do does doesn't
+doing don't down during each few for from further had hadn't has hasn't have haven't having he
+he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if
+in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off on
+once only or other ought our ours ourselves out over own same shan't she she'd she'll she's
+should shouldn't so some such than that that's the their theirs them themselves then there
+there's these they they'd they'll they're they've this those through to too under until up very
+was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which
+while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've
+your yours yourself yourselves also just may might must shall us s t can will
+""".split()))
+
+
+@dataclass
+class KeywordHit:
+    passage_id: int
+    page_id: int
+    score: float
+
+
+def _analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .filter(tantivy.Filter.custom_stopword(STOP_WORDS))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def _schema() -> tantivy.Schema:
+    b = tantivy.SchemaBuilder()
+    b.add_unsigned_field("passage_id", stored=True, indexed=True, fast=True)
+    b.add_unsigned_field("page_id", stored=True, indexed=True, fast=True)
+    b.add_text_field("text", stored=False, tokenizer_name=ANALYZER)
+    b.add_text_field("title", stored=False, tokenizer_name=ANALYZER)
+    b.add_text_field("url", stored=False, tokenizer_name="default")
+    b.add_text_field("domain", stored=False, tokenizer_name="raw", index_option="basic")
+    b.add_integer_field("visited", stored=False, indexed=True, fast=True)
+    return b.build()
+
+
+def domain_suffixes(domain: str) -> list[str]:
+    """docs.python.org -> [docs.python.org, python.org]: a filter on a site includes subdomains."""
+    labels = domain.split(".")
+    return [".".join(labels[i:]) for i in range(max(1, len(labels) - 1))] if domain else []
+
+
+class TextIndex:
+    """tantivy index in `directory`. Writes happen only under the store's writer lock."""
+
+    def __init__(self, directory: Path, settings: Settings, *, readonly: bool = False):
+        self.dir = directory
+        self.settings = settings
+        self.schema = _schema()
+        if not readonly:
+            directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.index = tantivy.Index(self.schema, path=str(directory), reuse=True)
+        except ValueError:
+            if readonly:
+                raise
+            # A damaged or incompatible index is derived data: start it again, then catch up.
+            shutil.rmtree(directory, ignore_errors=True)
+            directory.mkdir(parents=True, exist_ok=True)
+            self.index = tantivy.Index(self.schema, path=str(directory), reuse=False)
+            self._write_applied(0)
+        self.index.register_tokenizer(ANALYZER, _analyzer())
+        self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
+                       "text": settings.text_boost}
+
+    # ---- the applied sequence -----------------------------------------------------------
+
+    @property
+    def _seq_file(self) -> Path:
+        return self.dir / "applied_seq"
+
+    def applied_seq(self) -> int:
+        try:
+            return int(self._seq_file.read_text())
+        except (OSError, ValueError):
+            return 0
+
+    def _write_applied(self, seq: int) -> None:
+        tmp = self._seq_file.with_suffix(".tmp")
+        with open(tmp, "w") as fh:
+            fh.write(str(seq))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self._seq_file)
+
+    # ---- writes -------------------------------------------------------------------------
+
+    def catch_up(self, store: Store) -> int:
+        """Apply every store change after `applied_seq`; returns the pages touched."""
+        target = store.seq()
+        applied = self.applied_seq()
+        if applied >= target:
+            return 0
+        changed, deleted = store.changes_since(applied)
+        self._apply(store, changed, deleted)
+        self._write_applied(target)
+        self.index.reload()
+        return len(changed) + len(deleted)
+
+    def rebuild(self, store: Store) -> None:
+        self._write_applied(0)
+        writer = self.index.writer(heap_size=64_000_000, num_threads=1)
+        writer.delete_all_documents()
+        writer.commit()
+        del writer
+        self.catch_up(store)
+
+    def _apply(self, store: Store, changed: list[int], deleted: list[int]) -> None:
+        writer = self.index.writer(heap_size=64_000_000, num_threads=1)
+        try:
+            for page_id in {*changed, *deleted}:
+                writer.delete_documents_by_query(
+                    tantivy.Query.term_query(self.schema, "page_id", page_id))
+            pages = store.pages_by_ids(changed)
+            for passage_id, page_id, passage in store.passages_of(sorted(pages)):
+                page = pages[page_id]
+                doc = tantivy.Document()
+                doc.add_unsigned("passage_id", passage_id)
+                doc.add_unsigned("page_id", page_id)
+                doc.add_text("text", passage.text)
+                doc.add_text("title", page.title)
+                doc.add_text("url", page.url)
+                for suffix in domain_suffixes(page.domain):
+                    doc.add_text("domain", suffix)
+                doc.add_integer("visited", int(page.last_visit))
+                writer.add_document(doc)
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+        finally:
+            del writer  # releases tantivy's own writer lock
+
+    # ---- reads --------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.index.reload()
+
+    def parse(self, text: str) -> tantivy.Query:
+        query, _errors = self.index.parse_query_lenient(
+            text, ["text", "title", "url"], field_boosts=self.boosts)
+        return query
+
+    def search(self, text: str, k: int, *, domain: str | None = None,
+               since: float | None = None, until: float | None = None) -> list[KeywordHit]:
+        query = self.parse(text)
+        clauses = [(tantivy.Occur.Must, query)]
+        if domain:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(
+                self.schema, "domain", domain.lower().removeprefix("www."))))
+        if since is not None or until is not None:
+            clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(
+                self.schema, "visited", tantivy.FieldType.Integer,
+                int(since) if since is not None else None,
+                int(until) - 1 if until is not None else None)))
+        if len(clauses) > 1:
+            query = tantivy.Query.boolean_query(clauses)
+        searcher = self.index.searcher()
+        hits = []
+        for score, address in searcher.search(query, k).hits:
+            doc = searcher.doc(address)
+            hits.append(KeywordHit(doc["passage_id"][0], doc["page_id"][0], float(score)))
+        return hits
+
+    def highlights(self, query_text: str, passage_text: str) -> list[tuple[int, int]]:
+        """Character ranges of `passage_text` that match the query's terms."""
+        if not query_text.strip():
+            return []
+        searcher = self.index.searcher()
+        gen = tantivy.SnippetGenerator.create(
+            searcher, self.parse(query_text), self.schema, "text")
+        gen.set_max_num_chars(len(passage_text) + 1)
+        doc = tantivy.Document()
+        doc.add_text("text", passage_text)
+        snippet = gen.snippet_from_doc(doc)
+        fragment = snippet.fragment()
+        offset = max(passage_text.find(fragment), 0) if fragment else 0
+        raw = fragment.encode()  # tantivy's ranges are byte offsets into the fragment
+
+        def chars(byte_pos: int) -> int:
+            return offset + len(raw[:byte_pos].decode("utf-8", "ignore"))
+
+        return [(chars(r.start), chars(r.end)) for r in snippet.highlighted()]
+
+    def passage_ids(self) -> set[int]:
+        searcher = self.index.searcher()
+        n = searcher.num_docs
+        if n == 0:
+            return set()
+        result = searcher.search(tantivy.Query.all_query(), n)
+        return {searcher.doc(addr)["passage_id"][0] for _score, addr in result.hits}
+
+    def num_docs(self) -> int:
+        return self.index.searcher().num_docs
