@@ -19,7 +19,7 @@ from pathlib import Path
 
 import filelock
 
-from . import config, models
+from . import config, faults, models
 from .config import Settings
 from .embedder import Embedder, OnnxEmbedder
 from .errors import Code, RewindError
@@ -119,6 +119,7 @@ class Rewind:
             try:
                 self.text_index.catch_up(self._writer)  # changes another process left behind
                 yield self._writer
+                faults.hit("after_store_commit")
                 self.text_index.catch_up(self._writer)
             finally:
                 self._lock.release()

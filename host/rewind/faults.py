@@ -1,0 +1,18 @@
+"""Fault injection for crash tests: `hit(name)` kills this process with SIGKILL when
+$REWIND_FAULT names that point, so a test can stop a writer between two stores.
+
+Points: store_commit (inside the SQLite transaction, before COMMIT),
+after_store_commit (the store committed, the text index not yet),
+after_text_commit (tantivy committed, its applied sequence not yet recorded).
+Never set $REWIND_FAULT outside tests.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+
+def hit(name: str) -> None:
+    if os.environ.get("REWIND_FAULT") == name:
+        os.kill(os.getpid(), signal.SIGKILL)

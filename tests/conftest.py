@@ -1,0 +1,80 @@
+"""Shared fixtures: the real default embedding model, engines on temporary data dirs,
+and the real Python documentation pages (Debian's python3.11-doc) as test data.
+
+Tests that need the real model or pages fail, rather than skip, when
+REWIND_REQUIRE_MODELS=1 (set by `python3 build.py test`), so CI cannot pass by skipping.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # bench.data: the one reader of the evaluation data
+
+from rewind import config, models  # noqa: E402
+from rewind.config import Settings  # noqa: E402
+
+MINILM = "all-minilm-l6-v2-int8"
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
+        pytest.fail(f"{what} (REWIND_REQUIRE_MODELS=1)")
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    """The model directory holding the real default embedding model."""
+    directory = config.model_dir()
+    st = models.status(models.embedding_spec(MINILM), directory)
+    if not st.installed:
+        _missing(f"{MINILM} is not installed in {directory}: run `python3 build.py install`")
+    return directory
+
+
+@pytest.fixture(scope="session")
+def embedder(model_dir: Path):
+    """One real MiniLM embedder for the whole session (loading it takes a moment)."""
+    from rewind.embedder import OnnxEmbedder
+
+    return OnnxEmbedder(models.embedding_spec(MINILM), model_dir, Settings())
+
+
+@pytest.fixture
+def engine(tmp_path: Path, embedder, model_dir: Path):
+    """A writable engine on a fresh data dir with the real model."""
+    from rewind.engine import Rewind
+
+    eng = Rewind.open(tmp_path / "data", Settings(), embedder=embedder, model_dir=model_dir)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def fake_engine(tmp_path: Path):
+    """A writable engine with the deterministic fake embedder: for logic, not quality."""
+    from rewind.embedder import FakeEmbedder
+    from rewind.engine import Rewind
+
+    eng = Rewind.open(tmp_path / "data", Settings(), embedder=FakeEmbedder())
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="session")
+def python_docs() -> Path:
+    """Debian's python3.11-doc HTML tree (downloaded once into .cache/)."""
+    from bench.data import EvalDataError
+    from bench.data import python_docs as fetch
+
+    try:
+        return fetch()
+    except EvalDataError as exc:
+        _missing(f"the Python documentation could not be fetched: {exc}")
+        raise

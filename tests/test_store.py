@@ -1,0 +1,115 @@
+import sqlite3
+import time
+
+import numpy as np
+import pytest
+from rewind.errors import Code, RewindError
+from rewind.store import SCHEMA_VERSION, PageRecord, PassageRecord, Store
+
+
+def page(url="https://example.com/a", title="A page", chash="h1") -> PageRecord:
+    now = time.time()
+    return PageRecord(url=url, domain="example.com", title=title, content_hash=chash,
+                      source="browser", first_visit=now, last_visit=now, visit_count=1,
+                      dwell_s=10.0)
+
+
+def passages(n=2, word="alpha"):
+    return [PassageRecord(f"{word} passage {i}", i, (i * 10, i * 10 + 9)) for i in range(n)]
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "rewind.db")
+    yield s
+    s.close()
+
+
+def test_schema_created_and_versioned(store):
+    assert store.schema_version() == SCHEMA_VERSION
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.seq() == 0
+
+
+def test_upsert_replaces_passages_and_vectors(store):
+    pid, ids = store.upsert_page(page(), passages(3), np.eye(3, 4, dtype=np.float32), "m@4")
+    assert store.counts() == {"pages": 1, "passages": 3, "vectors": 3}
+    pid2, ids2 = store.upsert_page(page(chash="h2"), passages(2, "beta"),
+                                   np.eye(2, 4, dtype=np.float32), "m@4")
+    assert pid2 == pid and not set(ids) & set(ids2)  # ids never reused
+    assert store.counts() == {"pages": 1, "passages": 2, "vectors": 2}
+    texts = [p.text for _, _, p in store.passages_of([pid])]
+    assert texts == ["beta passage 0", "beta passage 1"]
+    assert store.seq() == 2
+
+
+def test_visit_only_update_keeps_passages(store):
+    pid, _ = store.upsert_page(page(), passages(2), None, None)
+    rec = store.page_by_url("https://example.com/a")
+    rec.visit_count = 5
+    store.upsert_page(rec, None, None, None)
+    assert store.page_by_url(rec.url).visit_count == 5
+    assert store.counts()["passages"] == 2
+    assert store.changes_since(1) == ([pid], [])
+
+
+def test_delete_cascades_and_leaves_a_tombstone(store):
+    pid, _ = store.upsert_page(page(), passages(2), np.ones((2, 4), np.float32), "m@4")
+    assert store.delete_pages([pid]) == 1
+    assert store.counts() == {"pages": 0, "passages": 0, "vectors": 0}
+    assert store.changes_since(1) == ([], [pid])
+    assert store.integrity() == []
+
+
+def test_vectors_round_trip(store):
+    vecs = np.random.default_rng(0).standard_normal((3, 8)).astype(np.float32)
+    pid, ids = store.upsert_page(page(), passages(3), vecs, "m@8")
+    pids, pages, mat = store.vectors_of(None, "m@8")
+    assert pids.tolist() == ids and set(pages.tolist()) == {pid}
+    np.testing.assert_array_equal(mat, vecs)
+    assert store.vectors_of(None, "other@8")[0].size == 0
+
+
+def test_failed_write_stores_nothing_half(store):
+    with pytest.raises(RewindError):  # vectors do not match passages: refused up front
+        store.upsert_page(page(), passages(3), np.ones((2, 4), np.float32), "m")
+    with pytest.raises(ZeroDivisionError), store.transaction() as db:
+        db.execute("INSERT INTO meta(key, value) VALUES ('x', 'y')")
+        1 / 0  # noqa: B018
+    assert store.get_meta("x") is None
+    assert store.counts()["pages"] == 0
+
+
+def test_disk_full_is_a_clear_error_and_loses_nothing(store):
+    store.upsert_page(page(), passages(1), None, None)
+    pages_now = store.db.execute("PRAGMA page_count").fetchone()[0]
+    store.db.execute(f"PRAGMA max_page_count={pages_now}")  # the disk is "full" now
+    big = [PassageRecord("x" * 50_000, i, (0, 1)) for i in range(20)]
+    with pytest.raises(RewindError) as err:
+        store.upsert_page(page(url="https://example.com/b"), big, None, None)
+    assert err.value.code == Code.DISK_FULL and "Free some space" in str(err.value)
+    assert store.page_by_url("https://example.com/b") is None
+    assert store.page_by_url("https://example.com/a") is not None
+
+
+def test_readonly_missing_store(tmp_path):
+    with pytest.raises(RewindError) as err:
+        Store(tmp_path / "nope" / "rewind.db", readonly=True)
+    assert err.value.code == Code.NOT_FOUND and "rewind index" in err.value.hint
+
+
+def test_newer_schema_is_refused(tmp_path):
+    s = Store(tmp_path / "rewind.db")
+    s.db.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    s.close()
+    with pytest.raises(RewindError, match="newer Rewind"):
+        Store(tmp_path / "rewind.db")
+
+
+def test_reader_sees_committed_writes_while_writer_is_open(store, tmp_path):
+    reader = Store(tmp_path / "rewind.db", readonly=True)
+    store.upsert_page(page(), passages(1), None, None)
+    assert reader.counts()["pages"] == 1
+    with pytest.raises(sqlite3.OperationalError):
+        reader.db.execute("INSERT INTO meta(key, value) VALUES ('a', 'b')")
+    reader.close()
