@@ -65,6 +65,8 @@ class Rewind:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         self._writer = None if readonly else Store(
             self.data_dir / DB_NAME, busy_timeout_s=self.settings.busy_timeout_s)
+        if readonly:
+            self._reader()  # a clear "no store here" before anything else
         self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly)
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
