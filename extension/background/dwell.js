@@ -1,0 +1,170 @@
+/**
+ * Dwell accounting: how long each page has really been read.
+ *
+ * Job: pure functions over a serialisable state — a visit per tab, and what is
+ * in front (which tab, whether its window has focus, whether the user is
+ * active). Time accrues to a visit only while its tab is in front, its window
+ * focused and the user not idle; the caller stores the state
+ * (`chrome.storage.session`) and passes the clock in, so a killed worker loses
+ * nothing and tests use a fake clock.
+ * Never: touch `chrome.*`, read the clock itself, or mutate its input.
+ */
+
+/**
+ * @typedef {{
+ *   url: string,          // page key: the URL without its fragment
+ *   tabId: number,
+ *   startedAt: number,    // epoch ms the visit began
+ *   accMs: number,        // time accrued while in front, up to `since`
+ *   since: number|null,   // epoch ms accrual (re)started, null when not accruing
+ *   reported: boolean,    // the threshold passed and the page was handed on
+ *   reportedMs: number,   // dwell handed on at that moment
+ * }} Visit
+ * @typedef {{tabId: number|null, focused: boolean, active: boolean}} Front
+ * @typedef {{visits: Record<string, Visit>, front: Front}} DwellState
+ */
+
+/** @returns {DwellState} */
+export function emptyState() {
+  return { visits: {}, front: { tabId: null, focused: false, active: true } };
+}
+
+/** A valid state from whatever was stored. @param {unknown} s @returns {DwellState} */
+export function normalizeState(s) {
+  const st = /** @type {any} */ (s);
+  if (!st || typeof st !== "object" || !st.visits || typeof st.visits !== "object" || !st.front) {
+    return emptyState();
+  }
+  return st;
+}
+
+/** @param {DwellState} s */
+function clone(s) {
+  return {
+    visits: Object.fromEntries(Object.entries(s.visits).map(([k, v]) => [k, { ...v }])),
+    front: { ...s.front },
+  };
+}
+
+/** @param {Front} f */
+function accruing(f) {
+  return f.tabId !== null && f.focused && f.active;
+}
+
+/** Dwell of a visit at `now`, in ms. @param {Visit} v @param {number} now */
+export function elapsedMs(v, now) {
+  return v.accMs + (v.since !== null ? Math.max(0, now - v.since) : 0);
+}
+
+/** Stop every visit's clock at `now` (mutates the clone). @param {DwellState} s @param {number} now */
+function settle(s, now) {
+  for (const v of Object.values(s.visits)) {
+    if (v.since !== null) {
+      v.accMs += Math.max(0, now - v.since);
+      v.since = null;
+    }
+  }
+}
+
+/** Restart the front visit's clock if it should run (mutates). @param {DwellState} s @param {number} now */
+function resume(s, now) {
+  if (!accruing(s.front)) return;
+  const v = s.visits[String(s.front.tabId)];
+  if (v) v.since = now;
+}
+
+/**
+ * What is in front changed (tab, window focus or idle state).
+ * @param {DwellState} state @param {Partial<Front>} patch @param {number} now
+ * @returns {DwellState}
+ */
+export function setFront(state, patch, now) {
+  const s = clone(state);
+  settle(s, now);
+  s.front = { ...s.front, ...patch };
+  resume(s, now);
+  return s;
+}
+
+/**
+ * A tab shows a page. The same page again (reload, fragment, duplicate event)
+ * keeps the running visit; another page ends it and starts a new one.
+ * @param {DwellState} state @param {{tabId: number, url: string}} page @param {number} now
+ * @returns {{state: DwellState, ended: Visit|null}}
+ */
+export function startVisit(state, page, now) {
+  const key = String(page.tabId);
+  const existing = state.visits[key];
+  if (existing && existing.url === page.url) return { state, ended: null };
+  const s = clone(state);
+  settle(s, now);
+  const ended = existing ? { ...s.visits[key] } : null;
+  s.visits[key] = {
+    url: page.url,
+    tabId: page.tabId,
+    startedAt: now,
+    accMs: 0,
+    since: null,
+    reported: false,
+    reportedMs: 0,
+  };
+  resume(s, now);
+  return { state: s, ended };
+}
+
+/**
+ * The tab closed, or moved to a page that is not recorded.
+ * @param {DwellState} state @param {number} tabId @param {number} now
+ * @returns {{state: DwellState, ended: Visit|null}}
+ */
+export function endVisit(state, tabId, now) {
+  const key = String(tabId);
+  if (!state.visits[key]) return { state, ended: null };
+  const s = clone(state);
+  settle(s, now);
+  const ended = { ...s.visits[key] };
+  delete s.visits[key];
+  resume(s, now);
+  return { state: s, ended };
+}
+
+/**
+ * Visits that passed the threshold and were not handed on yet.
+ * @param {DwellState} state @param {number} now @param {number} thresholdMs @returns {Visit[]}
+ */
+export function dueVisits(state, now, thresholdMs) {
+  return Object.values(state.visits).filter(
+    (v) => !v.reported && elapsedMs(v, now) >= thresholdMs,
+  );
+}
+
+/**
+ * Mark a visit as handed on (only if the tab still shows that page).
+ * @param {DwellState} state @param {number} tabId @param {string} url @param {number} now
+ * @returns {DwellState}
+ */
+export function markReported(state, tabId, url, now) {
+  const v = state.visits[String(tabId)];
+  if (!v || v.url !== url || v.reported) return state;
+  const s = clone(state);
+  const w = s.visits[String(tabId)];
+  w.reported = true;
+  w.reportedMs = elapsedMs(w, now);
+  return s;
+}
+
+/**
+ * Milliseconds until the running visit reaches the threshold, or null when
+ * nothing is accruing towards it (so no timer or alarm is needed).
+ * @param {DwellState} state @param {number} now @param {number} thresholdMs @returns {number|null}
+ */
+export function msUntilDue(state, now, thresholdMs) {
+  let best = null;
+  for (const v of Object.values(state.visits)) {
+    if (v.reported) continue;
+    const left = thresholdMs - elapsedMs(v, now);
+    if (left <= 0) return 0;
+    if (v.since !== null && (best === null || left < best)) best = left;
+  }
+  return best;
+}

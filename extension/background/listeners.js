@@ -1,0 +1,171 @@
+/**
+ * Wiring: builds the worker's parts and registers every Chrome listener.
+ *
+ * Job: create the native client, tracker, indexer and router; register each
+ * listener synchronously at start (MV3 wakes the worker only for listeners
+ * registered in the first turn), each one guarded so one failure is logged and
+ * never takes the others down; expose test hooks on `globalThis.__rewind`.
+ * Never: hold state that must survive the worker (the parts keep theirs in
+ * chrome.storage), or put logic here that belongs to a part.
+ */
+
+import { HOST_NAME } from "../lib/settings.js";
+import { Indexer, QUEUE_ALARM } from "./indexer.js";
+import { NativeClient } from "./native.js";
+import { createRouter } from "./router.js";
+import { getProfileId, getSettings, knownCount } from "./storage.js";
+import { DWELL_ALARM, Tracker } from "./tracker.js";
+
+const VERSION = chrome.runtime.getManifest().version;
+
+/**
+ * Wrap a listener: log and swallow errors, sync or async.
+ * @template {any[]} A
+ * @param {string} name @param {(...args: A) => any} fn
+ * @returns {(...args: A) => any}
+ */
+function guard(name, fn) {
+  return (...args) => {
+    try {
+      const r = fn(...args);
+      if (r && typeof r.then === "function") {
+        r.catch((/** @type {unknown} */ err) => console.error(`rewind: ${name} failed`, err));
+        return undefined;
+      }
+      return r;
+    } catch (err) {
+      console.error(`rewind: ${name} failed`, err);
+      return undefined;
+    }
+  };
+}
+
+const native = new NativeClient({
+  hostName: HOST_NAME,
+  connect: (name) => chrome.runtime.connectNative(name),
+  lastErrorMessage: () => chrome.runtime.lastError?.message ?? "",
+  helloFields: async () => ({
+    protocol: 1,
+    profile: await getProfileId(),
+    client: `rewind-extension/${VERSION}`,
+  }),
+  onStateChange: (info) => {
+    chrome.storage.session.set({ host: info }).catch(() => {});
+    if (info.state === "connected") indexer.kick();
+  },
+  wantsReconnect: async () => (await indexer.status()).pending > 0,
+});
+const indexer = new Indexer({ native });
+const tracker = new Tracker({
+  onDue: (visit) => indexer.pageRead(visit),
+  onEnded: (visit, dwellMs) => indexer.visitEnded(visit, dwellMs),
+});
+const router = createRouter({ native, indexer, tracker });
+
+// --- lifecycle -------------------------------------------------------------------------
+
+async function start() {
+  await indexer.recover();
+  await tracker.reconcile();
+  // The side panel opens from the keyboard command and the popup's button;
+  // the toolbar icon keeps the popup.
+  await chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: false }).catch(() => {});
+  try {
+    await native.connect();
+  } catch {
+    // host_missing & co. are shown by the popup and side panel
+  }
+  await indexer.drain();
+}
+
+chrome.runtime.onInstalled.addListener(guard("onInstalled", () => start()));
+chrome.runtime.onStartup.addListener(guard("onStartup", () => start()));
+
+// --- messages from the extension's pages ----------------------------------------------
+
+chrome.runtime.onMessage.addListener(
+  guard("onMessage", (msg, sender, respond) => router.onMessage(msg, sender, respond)),
+);
+chrome.runtime.onConnect.addListener(guard("onConnect", (port) => router.onConnect(port)));
+
+// --- what is in front -------------------------------------------------------------------
+
+chrome.tabs.onActivated.addListener(guard("tabs.onActivated", () => tracker.refresh()));
+chrome.windows.onFocusChanged.addListener(guard("windows.onFocusChanged", () => tracker.refresh()));
+chrome.idle.setDetectionInterval(60);
+chrome.idle.onStateChanged.addListener(guard("idle.onStateChanged", () => tracker.refresh()));
+
+// --- navigation -------------------------------------------------------------------------
+
+chrome.webNavigation.onCommitted.addListener(
+  guard("webNavigation.onCommitted", (d) => {
+    if (d.frameId === 0) return tracker.navigated(d.tabId, d.url);
+  }),
+);
+chrome.webNavigation.onHistoryStateUpdated.addListener(
+  guard("webNavigation.onHistoryStateUpdated", (d) => {
+    if (d.frameId === 0) return tracker.navigated(d.tabId, d.url);
+  }),
+);
+chrome.tabs.onRemoved.addListener(guard("tabs.onRemoved", (tabId) => tracker.closed(tabId)));
+chrome.tabs.onReplaced.addListener(
+  guard("tabs.onReplaced", async (added, removed) => {
+    await tracker.closed(removed);
+    const tab = await chrome.tabs.get(added).catch(() => null);
+    if (tab?.url) await tracker.navigated(added, tab.url);
+  }),
+);
+
+// --- timers that survive the worker ------------------------------------------------------
+
+chrome.alarms.onAlarm.addListener(
+  guard("alarms.onAlarm", (alarm) => {
+    if (alarm.name === DWELL_ALARM) return tracker.check();
+    if (alarm.name === QUEUE_ALARM) return indexer.drain();
+    return undefined;
+  }),
+);
+
+// --- keyboard ------------------------------------------------------------------------------
+
+chrome.commands.onCommand.addListener(
+  guard("commands.onCommand", async (command, tab) => {
+    if (command !== "open-side-panel") return;
+    // A command is a user gesture: sidePanel.open is allowed here.
+    const windowId = tab?.windowId ?? (await chrome.windows.getLastFocused()).id;
+    if (windowId !== undefined) await chrome.sidePanel.open({ windowId });
+  }),
+);
+
+// --- test hooks (browser E2E tests reach them with worker.evaluate) -----------------------
+
+/** @type {any} */ (globalThis).__rewind = Object.freeze({
+  native,
+  indexer,
+  tracker,
+  router,
+  /** Idle state override: "idle" | "locked" | "active", or null for Chrome's own. */
+  async setIdleState(/** @type {string|null} */ state) {
+    const g = /** @type {any} */ (globalThis);
+    g.__rewindTest = { ...(g.__rewindTest || {}), idleState: state ?? undefined };
+    await tracker.refresh();
+  },
+  dwell: () => tracker.snapshot(),
+  checkDwell: () => tracker.check(),
+  queue: () => indexer.status(),
+  drain: () => indexer.drain(),
+  host: () => native.info,
+  request: (/** @type {string} */ type, /** @type {object} */ fields) => native.request(type, fields),
+  settings: () => getSettings(),
+  knownCount: () => knownCount(),
+  /** Run a router action as a page would. */
+  action: (/** @type {string} */ action, /** @type {object} */ msg = {}) =>
+    router.handlers[action]({ ...msg, action }, /** @type {any} */ ({})),
+});
+
+// A worker woken by an event (not install/startup) resumes its queue and dwell clock.
+guard("wake", async () => {
+  await indexer.recover();
+  await tracker.schedule();
+  await indexer.scheduleWake();
+})();

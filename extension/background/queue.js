@@ -1,0 +1,212 @@
+/**
+ * The indexing queue's logic: pure functions over a serialisable state.
+ *
+ * Job: order pages waiting for the host, retry them with exponential backoff
+ * (3 tries, then "failed"), defer everything while the host is unreachable
+ * without spending tries, and report status for the popup. The caller keeps
+ * the state in `chrome.storage.local` (it survives worker restarts and browser
+ * restarts) and passes the clock in.
+ * Never: touch `chrome.*` or the network, read the clock, mutate its input, or
+ * hold page text (payloads are stored apart, under each item's id).
+ */
+
+export const MAX_TRIES = 3;
+export const BASE_DELAY_MS = 5_000; // 5 s, then 10 s
+export const MAX_PENDING = 100; // the oldest pending page is dropped past this
+export const MAX_FAILED = 50; // failed items kept for the popup / retry
+export const STALE_SENDING_MS = 5 * 60_000; // a send the worker died in is retried
+
+/**
+ * @typedef {{
+ *   id: string,
+ *   kind: "page" | "dwell",  // a page read (payload stored apart) / a visit's final dwell
+ *   url: string,
+ *   title: string,
+ *   hash: string,
+ *   visited_at: number,     // epoch s
+ *   dwell_s: number,
+ *   added_at: number,       // epoch ms
+ *   tries: number,
+ *   next_at: number,        // epoch ms
+ *   sending_since: number|null,
+ *   error: string|null,
+ * }} QueueItem
+ * @typedef {{url: string, title: string, at: number}} LastIndexed
+ * @typedef {{items: QueueItem[], failed: QueueItem[], last_indexed: LastIndexed|null}} QueueState
+ * @typedef {{pending: number, failed: number, sending: number, last_indexed: LastIndexed|null,
+ *            last_error: string|null, next_at: number|null}} QueueStatus
+ */
+
+/** @returns {QueueState} */
+export function emptyQueue() {
+  return { items: [], failed: [], last_indexed: null };
+}
+
+/** @param {unknown} q @returns {QueueState} */
+export function normalizeQueue(q) {
+  const s = /** @type {any} */ (q);
+  if (!s || !Array.isArray(s.items) || !Array.isArray(s.failed)) return emptyQueue();
+  return { items: s.items, failed: s.failed, last_indexed: s.last_indexed ?? null };
+}
+
+/** Delay before try number `tries + 1`, after `tries` failed ones. @param {number} tries */
+export function backoffMs(tries) {
+  return BASE_DELAY_MS * 2 ** Math.max(0, tries - 1);
+}
+
+/**
+ * Add a page read ("page", with a payload stored apart) or a later dwell
+ * update of the same visit ("dwell"). For a visit (url + visited_at) that is
+ * still waiting, a newer page replaces the older one and a dwell update only
+ * raises its dwell; past MAX_PENDING the oldest waiting items are dropped.
+ * @param {QueueState} q
+ * @param {Omit<QueueItem, "tries"|"next_at"|"sending_since"|"error"|"added_at">} item
+ * @param {number} now
+ * @returns {{queue: QueueState, replaced: string[], dropped: string[], merged: boolean}}
+ */
+export function enqueue(q, item, now) {
+  const same = (/** @type {QueueItem} */ it) =>
+    it.url === item.url && it.visited_at === item.visited_at && it.sending_since === null;
+  const waiting = q.items.find(same);
+  if (waiting && item.kind === "dwell") {
+    const items = q.items.map((it) =>
+      it === waiting ? { ...it, dwell_s: Math.max(it.dwell_s, item.dwell_s) } : it,
+    );
+    return { queue: { ...q, items }, replaced: [], dropped: [], merged: true };
+  }
+  const replaced = waiting && waiting.kind === "page" ? [waiting.id] : [];
+  const dwell = waiting ? Math.max(waiting.dwell_s, item.dwell_s) : item.dwell_s;
+  const items = q.items.filter((it) => it !== waiting);
+  items.push({
+    ...item, dwell_s: dwell, added_at: now, tries: 0, next_at: now, sending_since: null, error: null,
+  });
+  const dropped = [];
+  while (items.length > MAX_PENDING) {
+    const i = items.findIndex((it) => it.sending_since === null);
+    if (i === -1) break;
+    dropped.push(items[i].id);
+    items.splice(i, 1);
+  }
+  return { queue: { ...q, items }, replaced, dropped, merged: false };
+}
+
+/** @param {QueueItem} it @param {number} now */
+function isSending(it, now) {
+  return it.sending_since !== null && now - it.sending_since < STALE_SENDING_MS;
+}
+
+/**
+ * The next item to send at `now`, or null.
+ * @param {QueueState} q @param {number} now @returns {QueueItem|null}
+ */
+export function nextReady(q, now) {
+  if (q.items.some((it) => isSending(it, now))) return null; // one at a time
+  let best = null;
+  for (const it of q.items) {
+    if (it.next_at <= now && (best === null || it.next_at < best.next_at)) best = it;
+  }
+  return best;
+}
+
+/** @param {QueueState} q @param {string} id @param {(it: QueueItem) => QueueItem} fn */
+function mapItem(q, id, fn) {
+  return { ...q, items: q.items.map((it) => (it.id === id ? fn(it) : it)) };
+}
+
+/** @param {QueueState} q @param {string} id @param {number} now */
+export function markSending(q, id, now) {
+  return mapItem(q, id, (it) => ({ ...it, sending_since: now }));
+}
+
+/**
+ * The host took the item.
+ * @param {QueueState} q @param {string} id @param {number} now @param {{indexed: boolean}} info
+ */
+export function markDone(q, id, now, info) {
+  const it = q.items.find((x) => x.id === id);
+  const items = q.items.filter((x) => x.id !== id);
+  const last_indexed =
+    it && info.indexed ? { url: it.url, title: it.title, at: now } : q.last_indexed;
+  return { ...q, items, last_indexed };
+}
+
+/**
+ * A try failed. After MAX_TRIES the item moves to `failed`.
+ * @param {QueueState} q @param {string} id @param {number} now @param {string} error
+ * @returns {{queue: QueueState, gaveUp: boolean}}
+ */
+export function markFailed(q, id, now, error) {
+  const it = q.items.find((x) => x.id === id);
+  if (!it) return { queue: q, gaveUp: false };
+  const tries = it.tries + 1;
+  const updated = { ...it, tries, sending_since: null, error, next_at: now + backoffMs(tries) };
+  if (tries >= MAX_TRIES) {
+    const failed = [...q.failed, updated].slice(-MAX_FAILED);
+    return { queue: { ...q, items: q.items.filter((x) => x.id !== id), failed }, gaveUp: true };
+  }
+  return { queue: mapItem(q, id, () => updated), gaveUp: false };
+}
+
+/**
+ * The host is unreachable: nothing is sent until `until`, and no try is spent.
+ * @param {QueueState} q @param {number} until @param {string} error
+ */
+export function deferAll(q, until, error) {
+  return {
+    ...q,
+    items: q.items.map((it) => ({
+      ...it,
+      sending_since: null,
+      error,
+      next_at: Math.max(it.next_at, until),
+    })),
+  };
+}
+
+/** A new worker life: nothing is in flight any more. @param {QueueState} q */
+export function resetSending(q) {
+  return { ...q, items: q.items.map((it) => ({ ...it, sending_since: null })) };
+}
+
+/** Put failed items back in line with fresh tries. @param {QueueState} q @param {number} now */
+export function retryFailed(q, now) {
+  const back = q.failed.map((it) => ({ ...it, tries: 0, next_at: now, error: null, sending_since: null }));
+  return { ...q, items: [...q.items, ...back], failed: [] };
+}
+
+/** Forget items whose URL matches (forget / clear on the host). @param {QueueState} q @param {(url: string) => boolean} match */
+export function dropMatching(q, match) {
+  const removed = [...q.items, ...q.failed].filter((it) => match(it.url)).map((it) => it.id);
+  return {
+    queue: {
+      ...q,
+      items: q.items.filter((it) => !match(it.url)),
+      failed: q.failed.filter((it) => !match(it.url)),
+      last_indexed: q.last_indexed && match(q.last_indexed.url) ? null : q.last_indexed,
+    },
+    removed,
+  };
+}
+
+/** When the queue next has something to do, or null. @param {QueueState} q @param {number} now */
+export function nextWakeAt(q, now) {
+  let at = null;
+  for (const it of q.items) {
+    const t = isSending(it, now) ? it.sending_since + STALE_SENDING_MS : it.next_at;
+    if (at === null || t < at) at = t;
+  }
+  return at;
+}
+
+/** @param {QueueState} q @param {number} now @returns {QueueStatus} */
+export function status(q, now) {
+  const lastErr = [...q.items, ...q.failed].filter((it) => it.error).at(-1);
+  return {
+    pending: q.items.length,
+    failed: q.failed.length,
+    sending: q.items.filter((it) => isSending(it, now)).length,
+    last_indexed: q.last_indexed,
+    last_error: lastErr ? lastErr.error : null,
+    next_at: nextWakeAt(q, now),
+  };
+}

@@ -1,0 +1,116 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import * as Q from "../background/queue.js";
+
+/** @param {string} id @param {object} [over] */
+const page = (id, over = {}) => ({
+  id, kind: /** @type {"page"} */ ("page"), url: `https://example.com/${id}`, title: id, hash: `h-${id}`,
+  visited_at: 1000, dwell_s: 6, ...over,
+});
+
+test("items go out oldest first, one at a time", () => {
+  let q = Q.emptyQueue();
+  q = Q.enqueue(q, page("a"), 0).queue;
+  q = Q.enqueue(q, page("b"), 10).queue;
+  assert.equal(Q.nextReady(q, 10)?.id, "a");
+  q = Q.markSending(q, "a", 10);
+  assert.equal(Q.nextReady(q, 11), null, "nothing else while one is in flight");
+  q = Q.markDone(q, "a", 20, { indexed: true });
+  assert.equal(Q.nextReady(q, 20)?.id, "b");
+  assert.deepEqual(q.last_indexed, { url: "https://example.com/a", title: "a", at: 20 });
+});
+
+test("exponential backoff: 3 tries, then failed", () => {
+  let q = Q.enqueue(Q.emptyQueue(), page("a"), 0).queue;
+  let now = 0;
+  q = Q.markFailed(Q.markSending(q, "a", now), "a", now, "bad_request: x").queue;
+  assert.equal(q.items[0].next_at, Q.BASE_DELAY_MS);
+  assert.equal(Q.nextReady(q, Q.BASE_DELAY_MS - 1), null, "waits out the backoff");
+  now = Q.BASE_DELAY_MS;
+  q = Q.markFailed(Q.markSending(q, "a", now), "a", now, "bad_request: x").queue;
+  assert.equal(q.items[0].next_at, now + 2 * Q.BASE_DELAY_MS, "the delay doubles");
+  now += 2 * Q.BASE_DELAY_MS;
+  const r = Q.markFailed(Q.markSending(q, "a", now), "a", now, "bad_request: x");
+  assert.ok(r.gaveUp);
+  assert.equal(r.queue.items.length, 0);
+  assert.equal(r.queue.failed.length, 1);
+  assert.equal(r.queue.failed[0].tries, Q.MAX_TRIES);
+  assert.deepEqual(
+    { pending: Q.status(r.queue, now).pending, failed: Q.status(r.queue, now).failed, last_error: Q.status(r.queue, now).last_error },
+    { pending: 0, failed: 1, last_error: "bad_request: x" },
+  );
+});
+
+test("backoffMs doubles from the base", () => {
+  assert.deepEqual([1, 2, 3].map(Q.backoffMs), [5000, 10000, 20000]);
+});
+
+test("an unreachable host defers everything without spending tries", () => {
+  let q = Q.enqueue(Q.emptyQueue(), page("a"), 0).queue;
+  q = Q.enqueue(q, page("b"), 0).queue;
+  q = Q.markSending(q, "a", 0);
+  q = Q.deferAll(q, 30_000, "host_missing: x");
+  assert.ok(q.items.every((it) => it.tries === 0 && it.sending_since === null && it.next_at === 30_000));
+  assert.equal(Q.nextReady(q, 29_999), null);
+  assert.equal(Q.nextWakeAt(q, 0), 30_000);
+});
+
+test("retryFailed puts failed items back with fresh tries", () => {
+  let q = Q.enqueue(Q.emptyQueue(), page("a"), 0).queue;
+  for (let i = 0; i < Q.MAX_TRIES; i++) q = Q.markFailed(q, "a", 0, "x").queue;
+  q = Q.retryFailed(q, 100);
+  assert.equal(q.failed.length, 0);
+  assert.equal(q.items[0].tries, 0);
+  assert.equal(Q.nextReady(q, 100)?.id, "a");
+});
+
+test("the same visit: a newer page replaces the waiting one, a dwell update only raises dwell", () => {
+  let q = Q.enqueue(Q.emptyQueue(), page("a"), 0).queue;
+  const r1 = Q.enqueue(q, page("a2", { url: "https://example.com/a", dwell_s: 5 }), 1);
+  assert.deepEqual(r1.replaced, ["a"]);
+  assert.equal(r1.queue.items.length, 1);
+  assert.equal(r1.queue.items[0].dwell_s, 6, "dwell never goes down");
+  const r2 = Q.enqueue(r1.queue, { ...page("d", { url: "https://example.com/a", dwell_s: 120 }), kind: "dwell" }, 2);
+  assert.ok(r2.merged);
+  assert.equal(r2.queue.items.length, 1);
+  assert.equal(r2.queue.items[0].id, "a2", "the page (and its payload) stays");
+  assert.equal(r2.queue.items[0].dwell_s, 120);
+  const r3 = Q.enqueue(r2.queue, page("b", { url: "https://example.com/a", visited_at: 2000 }), 3);
+  assert.equal(r3.queue.items.length, 2, "another visit of the same page is its own item");
+});
+
+test("past MAX_PENDING the oldest waiting items are dropped", () => {
+  let q = Q.emptyQueue();
+  /** @type {string[]} */
+  let dropped = [];
+  for (let i = 0; i < Q.MAX_PENDING + 3; i++) {
+    const r = Q.enqueue(q, page(`p${i}`), i);
+    q = r.queue;
+    dropped = dropped.concat(r.dropped);
+  }
+  assert.equal(q.items.length, Q.MAX_PENDING);
+  assert.deepEqual(dropped, ["p0", "p1", "p2"]);
+});
+
+test("a send the worker died in is retried after a new start, or when stale", () => {
+  let q = Q.markSending(Q.enqueue(Q.emptyQueue(), page("a"), 0).queue, "a", 0);
+  assert.equal(Q.nextReady(q, 1000), null);
+  assert.equal(Q.nextReady(q, Q.STALE_SENDING_MS + 1)?.id, "a");
+  q = Q.resetSending(q);
+  assert.equal(Q.nextReady(q, 1000)?.id, "a");
+});
+
+test("dropMatching forgets items, failures and the last indexed page", () => {
+  let q = Q.enqueue(Q.emptyQueue(), page("a"), 0).queue;
+  q = Q.enqueue(q, page("b"), 0).queue;
+  q = Q.markDone(Q.markSending(q, "a", 1), "a", 2, { indexed: true });
+  const r = Q.dropMatching(q, (u) => u.endsWith("/a") || u.endsWith("/b"));
+  assert.deepEqual(r.removed, ["b"]);
+  assert.equal(r.queue.items.length, 0);
+  assert.equal(r.queue.last_indexed, null);
+});
+
+test("normalizeQueue survives junk in storage", () => {
+  assert.deepEqual(Q.normalizeQueue(undefined), Q.emptyQueue());
+  assert.deepEqual(Q.normalizeQueue({ items: "x" }), Q.emptyQueue());
+});
