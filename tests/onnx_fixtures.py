@@ -7,6 +7,7 @@ the embedder used and compute the expected vectors with numpy.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,14 +155,17 @@ def make_tiny_model_dir(model_dir: Path, spec: EmbeddingSpec, **model_kwargs) ->
 
 
 def real_model_dir(name: str) -> Path:
-    """$REWIND_MODEL_DIR if it holds the named model's files, else skip the test."""
-    specs = rmodels.load_specs()
-    spec = specs.embedding.get(name) or rmodels.llm_spec(name)
+    """$REWIND_MODEL_DIR if it holds the named model's files, else skip the test
+    (fail under REWIND_REQUIRE_MODELS=1, as conftest does: CI must not pass by skipping)."""
+    spec = rmodels.load_specs().get(name)
     model_dir = config.model_dir()
     st = rmodels.status(spec, model_dir)
     if st.missing:
-        pytest.skip(
+        why = (
             f"{name} is not installed in {model_dir} ({', '.join(st.missing)} missing): "
             "run `python3 build.py install` or set REWIND_MODEL_DIR"
         )
+        if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
+            pytest.fail(f"{why} (REWIND_REQUIRE_MODELS=1)")
+        pytest.skip(why)
     return model_dir

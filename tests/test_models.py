@@ -86,6 +86,15 @@ def test_default_specs_load_with_their_fields():
     assert llm.n_ctx == 4096 and llm.files[0].name == "model.gguf"
 
 
+def test_specs_get_finds_either_kind():
+    specs = models.load_specs()
+    assert specs.get("embeddinggemma-300m") is specs.embedding["embeddinggemma-300m"]
+    assert specs.get("smollm2-135m-instruct-q4_1").n_ctx == 4096
+    with pytest.raises(RewindError) as err:
+        specs.get("nope")
+    assert err.value.code is Code.NOT_FOUND and "all-minilm-l6-v2-int8" in err.value.hint
+
+
 def test_specs_are_frozen():
     spec = models.embedding_spec("all-minilm-l6-v2-int8")
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -247,8 +256,7 @@ def test_download_only_models_cannot_be_installed_from_packages(tmp_path: Path):
 @pytest.mark.parametrize("name", ["all-minilm-l6-v2-int8", "smollm2-135m-instruct-q4_1"])
 def test_installed_default_models_verify(name):
     model_dir = real_model_dir(name)
-    specs = models.load_specs()
-    spec = specs.embedding.get(name) or specs.llm[name]
+    spec = models.load_specs().get(name)
     st = models.status(spec, model_dir, verify=True)
     assert st.installed, st.summary
     assert all(f.state is FileState.OK for f in st.files)

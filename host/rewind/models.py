@@ -80,6 +80,10 @@ class Specs:
     embedding: dict[str, EmbeddingSpec]
     llm: dict[str, LlmSpec]
 
+    def get(self, name: str) -> Spec:
+        """The model of either kind called `name`; NOT_FOUND (naming the known ones) if none."""
+        return _lookup({**self.embedding, **self.llm}, "", name)
+
 
 def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
     files = tuple(
@@ -146,10 +150,11 @@ def _lookup(table: dict[str, Any], kind: str, name: str) -> Any:
         return table[name]
     except KeyError:
         known = ", ".join(sorted(table))
+        kind = f"{kind} model" if kind else "model"
         raise RewindError(
             Code.NOT_FOUND,
-            f"No {kind} model named {name!r}.",
-            f"Known {kind} models: {known} (`rewind models` lists them).",
+            f"No {kind} named {name!r}.",
+            f"Known {kind}s: {known} (`rewind models` lists them).",
         ) from None
 
 
