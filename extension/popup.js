@@ -31,10 +31,7 @@ async function load(force = false) {
     const e = /** @type {any} */ (err);
     state.status = { host: { state: e?.code === "no_extension" ? "no_extension" : "error", error: e } };
   }
-  state.stats = null;
-  if (state.status.host?.state === "connected") {
-    state.stats = (await call("stats").catch(() => null))?.stats ?? null;
-  }
+  state.stats = state.status.stats ?? null;
   state.tab = (await call("current_tab").catch(() => null))?.tab ?? null;
   render();
 }
@@ -107,7 +104,17 @@ function render() {
   siteButton.setAttribute("aria-pressed", sitePaused ? "true" : "false");
   const reason = state.tab?.not_recorded;
   $("site-note").textContent =
-    reason && !sitePaused && !settings.paused ? `This page is not recorded (${reason}).` : "";
+    reason && !sitePaused && !settings.paused ? notRecordedText(String(reason)) : "";
+}
+
+/** Why this page is not recorded, for people. @param {string} reason */
+function notRecordedText(reason) {
+  if (reason === "not a web page" || reason === "bad url") return "Rewind records web pages only.";
+  if (reason === "incognito") return "Incognito windows are never recorded.";
+  if (reason === "credentials in url") return "Pages with a password in their address are never recorded.";
+  if (reason.startsWith("sensitive: ")) return `Not recorded: this looks like a ${reason.slice(11)} page.`;
+  if (reason.startsWith("excluded: ")) return `Not recorded: it matches your rule “${reason.slice(10)}”.`;
+  return `Not recorded (${reason}).`;
 }
 
 $("pause").addEventListener("click", async () => {

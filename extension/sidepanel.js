@@ -27,6 +27,7 @@ import {
 import { DEFAULTS, FIX_COMMAND } from "./lib/settings.js";
 
 const DEBOUNCE_MS = 300;
+const HINT = "Type words you remember from a page, or ask a question below.";
 
 /** @param {string} id */
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -42,6 +43,8 @@ const state = {
   settings: { ...DEFAULTS },
   /** @type {any} */
   host: null,
+  /** @type {any} */
+  stats: null,
   /** @type {any[]} */
   results: [],
   selected: -1,
@@ -65,6 +68,7 @@ async function refreshStatus(force = false) {
     const st = await call("status", { force });
     state.settings = st.settings;
     state.host = st.host;
+    state.stats = st.stats ?? null;
   } catch (err) {
     const e = /** @type {any} */ (err);
     state.host = { state: e?.code === "no_extension" ? "no_extension" : "error", error: e };
@@ -94,7 +98,7 @@ function renderStatus() {
     );
   }
   if (host.state === "connected") {
-    const missing = modelsInUse(host.hello?.models, host.hello?.stats).filter(
+    const missing = modelsInUse(host.hello?.models, state.stats ?? host.hello?.stats).filter(
       (m) => !m.ready && m.role === "Embeddings",
     );
     for (const m of missing) {
@@ -118,7 +122,7 @@ function renderStatus() {
 
   const dot = /** @type {HTMLElement} */ ($("status").querySelector(".dot"));
   dot.className = `dot ${host.state === "connected" ? "connected" : host.state === "connecting" ? "" : "error"}`;
-  const pages = host.hello?.stats?.pages;
+  const pages = (state.stats ?? host.hello?.stats)?.pages;
   $("status-text").textContent =
     host.state === "connected"
       ? `Connected${Number.isFinite(pages) ? ` — ${formatCount(pages)} pages` : ""}`
@@ -165,7 +169,7 @@ async function runSearch() {
     state.results = [];
     state.notice = null;
     renderResults();
-    $("search-status").textContent = "";
+    $("search-status").textContent = HINT;
     renderStatus();
     return;
   }
@@ -486,14 +490,21 @@ includeTab.addEventListener("change", () => {
 
 // ---- start -----------------------------------------------------------------------------------
 
+/** @type {any} */
+let statusTimer = null;
 if (inExtension()) {
   chrome.storage.onChanged.addListener((changes, area) => {
     if (area === "session" && changes.host) {
       state.host = changes.host.newValue;
       renderStatus();
     }
-    if (area === "local" && changes.settings) refreshStatus();
+    // New settings, or a page just indexed (the page count changes): refresh, calmly.
+    if (area === "local" && (changes.settings || changes.queue)) {
+      clearTimeout(statusTimer);
+      statusTimer = setTimeout(() => refreshStatus(), 500);
+    }
   });
 }
+$("search-status").textContent = HINT;
 refreshStatus();
 q.focus();

@@ -97,14 +97,26 @@ chrome.idle.onStateChanged.addListener(guard("idle.onStateChanged", () => tracke
 
 // --- navigation -------------------------------------------------------------------------
 
+/** The page a person sees: the top frame, not a prerendered page nobody looks at yet. */
+function topDocument(/** @type {any} */ d) {
+  return d.frameId === 0 && d.documentLifecycle !== "prerender";
+}
+
 chrome.webNavigation.onCommitted.addListener(
   guard("webNavigation.onCommitted", (d) => {
-    if (d.frameId === 0) return tracker.navigated(d.tabId, d.url);
+    if (topDocument(d)) return tracker.navigated(d.tabId, d.url);
   }),
 );
 chrome.webNavigation.onHistoryStateUpdated.addListener(
   guard("webNavigation.onHistoryStateUpdated", (d) => {
-    if (d.frameId === 0) return tracker.navigated(d.tabId, d.url);
+    if (topDocument(d)) return tracker.navigated(d.tabId, d.url);
+  }),
+);
+// The URL changed without a commit we saw (an activated prerender): same visit
+// logic, and harmless when a commit already started the visit.
+chrome.tabs.onUpdated.addListener(
+  guard("tabs.onUpdated", (tabId, change) => {
+    if (change.url) return tracker.navigated(tabId, change.url);
   }),
 );
 chrome.tabs.onRemoved.addListener(guard("tabs.onRemoved", (tabId) => tracker.closed(tabId)));

@@ -69,7 +69,12 @@ export function createRouter(deps) {
         }
       }
       const [queue, settings] = await Promise.all([indexer.status(), getSettings()]);
-      return { host: native.info, queue, settings };
+      // Fresh counts for "N pages remembered" (hello's are from connect time).
+      const stats =
+        native.info.state === "connected"
+          ? ((await host("stats").catch(() => null))?.stats ?? null)
+          : null;
+      return { host: native.info, queue, settings, stats };
     },
     async reconnect() {
       try {
