@@ -1,0 +1,538 @@
+"""The native messaging host (`rewind serve`) and its debugging client (`rewind send`).
+
+`serve` is what the browser starts: it checks the caller's origin, reads frames
+on stdin, hands each checked request to a lane (one writer thread, a small read
+pool, one slow thread), writes replies on stdout under a lock, and exits within
+a second of EOF. `send` starts the host exactly as a browser does and prints
+every reply frame as a JSON line.
+This module must never write anything but frames to the real stdout (fd 1 is
+pointed at stderr while serving, so a stray print cannot corrupt the stream),
+and never log page text or queries.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import json
+import logging
+import logging.handlers
+import os
+import queue
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import config, protocol, register
+from .config import Settings
+from .errors import Code, RewindError
+from .handlers import HANDLERS, Cancelled, Ctx, Handler, Session
+from .protocol import Id, Request
+
+log = logging.getLogger("rewind.host")
+LOG_FILE = "host.log"
+ORIGINS_ENV = "REWIND_ALLOWED_ORIGINS"
+
+
+# ---- origins and logging ----------------------------------------------------------------
+
+
+def allowed_origins() -> list[str]:
+    """$REWIND_ALLOWED_ORIGINS (the launcher sets it at install), else the checkout's ID."""
+    env = os.environ.get(ORIGINS_ENV, "").strip()
+    if env:
+        return [o.strip() for o in env.split(",") if o.strip()]
+    ext_id = register.read_extension_id()
+    return [register.origin(ext_id)] if ext_id else []
+
+
+def log_path(data_dir_override: str | os.PathLike[str] | None) -> Path:
+    """Next to the data when a data dir is forced (tests), else in the per-user app dir."""
+    forced = data_dir_override or os.environ.get("REWIND_DATA_DIR")
+    return Path(forced).expanduser() / LOG_FILE if forced else config.app_data_dir() / LOG_FILE
+
+
+def setup_logging(path: Path, settings: Settings) -> logging.Handler:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=settings.host_log_bytes, backupCount=2, encoding="utf-8"
+    )
+    handler.setFormatter(
+        logging.Formatter("%(asctime)s pid=%(process)d %(threadName)s %(levelname)s %(message)s")
+    )
+    root = logging.getLogger("rewind")
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    root.propagate = False  # never to stderr/stdout by accident
+    return handler
+
+
+# ---- output -----------------------------------------------------------------------------
+
+
+class Output:
+    """Writes whole frames, one at a time, to the browser; survives a closed pipe."""
+
+    def __init__(self, write: Callable[[bytes], None], max_frame: int) -> None:
+        self._write = write
+        self.max_frame = max_frame
+        self._lock = threading.Lock()
+        self.closed = False
+        self.frames = 0
+
+    def send_frames(self, frames: list[bytes]) -> None:
+        with self._lock:
+            for data in frames:
+                if self.closed:
+                    return
+                if len(data) > self.max_frame:  # never: the packers guarantee it
+                    raise protocol.FrameTooLarge(f"{len(data)}-byte frame refused")
+                try:
+                    self._write(data)
+                    self.frames += 1
+                except OSError as exc:  # the browser went away: keep shutting down quietly
+                    self.closed = True
+                    log.info("output closed: %s", exc)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        try:
+            data = protocol.encode(msg, self.max_frame)
+        except (protocol.FrameTooLarge, ValueError) as exc:
+            log.error("reply to %r not sendable: %s", msg.get("id"), exc)
+            data = protocol.encode(
+                protocol.error_reply(
+                    msg.get("id"),
+                    Code.INTERNAL,
+                    f"The reply could not be sent ({exc}). This is a bug in Rewind's host: "
+                    f"please report it with {LOG_FILE}.",
+                ),
+                self.max_frame,
+            )
+        self.send_frames([data])
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+# ---- lanes ------------------------------------------------------------------------------
+
+
+@dataclass
+class Job:
+    req: Request
+    handler: Handler
+    ctx: Ctx
+
+
+class Lane:
+    """Threads taking jobs from one queue in order; `workers=1` serialises (writes)."""
+
+    def __init__(self, name: str, workers: int, size: int, run: Callable[[Job], None]):
+        self.name = name
+        self._queue: queue.Queue[Job | None] = queue.Queue(maxsize=size)
+        self._run = run
+        self._threads = [
+            threading.Thread(target=self._loop, name=f"{name}-{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for t in self._threads:
+            t.start()
+
+    def _loop(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            self._run(job)
+
+    def submit(self, job: Job) -> None:
+        self._queue.put(job)  # blocks the reader when the lane is full: back-pressure
+
+    def stop(self) -> None:
+        for _ in self._threads:
+            self._queue.put(None)
+
+    def join(self, deadline: float) -> bool:
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in self._threads)
+
+
+# ---- the host ---------------------------------------------------------------------------
+
+
+def _error_for(exc: BaseException, req: Request) -> dict[str, Any]:
+    if isinstance(exc, RewindError):
+        return protocol.error_from(req.id, exc)
+    if isinstance(exc, Cancelled):
+        return protocol.error_reply(req.id, Code.CANCELLED, "Cancelled.")
+    full = (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or (
+        isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
+    )
+    if full:
+        return protocol.error_reply(
+            req.id,
+            Code.DISK_FULL,
+            "The disk is full; nothing was written. Free some space and try again.",
+        )
+    return protocol.error_reply(
+        req.id,
+        Code.INTERNAL,
+        f"Rewind's host failed on {req.type} ({type(exc).__name__}). This is a bug: please "
+        f"report it with the host log ({LOG_FILE} in Rewind's data directory).",
+    )
+
+
+class Host:
+    def __init__(self, out: Output, session: Session) -> None:
+        self.out = out
+        self.session = session
+        s = session.settings
+        self._inflight: dict[Id, Job] = {}
+        self._lock = threading.Lock()
+        self.lanes = {
+            "write": Lane("write", 1, s.host_queue_size, self._run),
+            "read": Lane("read", s.host_read_workers, s.host_queue_size, self._run),
+            "slow": Lane("slow", 1, s.host_queue_size, self._run),
+        }
+
+    # -- requests --
+
+    def on_payload(self, payload: bytes) -> None:
+        try:
+            req = protocol.parse_request(payload, self.session.settings)
+        except protocol.ProtocolError as exc:
+            log.info("refused frame of %d bytes: %s", len(payload), exc.code.value)
+            self.out.send(protocol.error_from(exc.req_id, exc))
+            return
+        self.dispatch(req)
+
+    def dispatch(self, req: Request) -> None:
+        handler = HANDLERS[req.type]
+        if handler.needs_engine and self.session.engine is None:
+            self.out.send(
+                protocol.error_reply(
+                    req.id,
+                    Code.BAD_REQUEST,
+                    "Send hello first: it says which profile to use.",
+                )
+            )
+            return
+        ctx = Ctx(req, self.session, self.out.send_frames, cancel_request=self.cancel_request)
+        job = Job(req, handler, ctx)
+        with self._lock:
+            if req.id in self._inflight:
+                busy = True
+            else:
+                busy = False
+                self._inflight[req.id] = job
+        if busy:
+            self.out.send(
+                protocol.error_reply(
+                    req.id,
+                    Code.BAD_REQUEST,
+                    f"Request id {req.id!r} is still in use by an unfinished request; "
+                    "give each request its own id.",
+                )
+            )
+            return
+        if handler.lane == "inline":
+            self._run(job)
+        else:
+            self.lanes[handler.lane].submit(job)
+
+    def _run(self, job: Job) -> None:
+        req, ctx = job.req, job.ctx
+        start = time.perf_counter()
+        outcome = "ok"
+        try:
+            if ctx.cancel.is_set():
+                raise Cancelled
+            fields = job.handler.fn(ctx)
+            if fields is None:
+                reply = None  # the handler sent its frames, the last one included
+            elif ctx.cancel.is_set() and job.handler.lane != "write":
+                raise Cancelled  # (a write that ran is reported: it happened)
+            else:
+                reply = protocol.ok_reply(req.id, **fields)
+        except BaseException as exc:  # every request ends with a frame, whatever happened
+            reply = _error_for(exc, req)
+            outcome = reply["error"]["code"]
+            if outcome == Code.INTERNAL.value:
+                log.exception("request id=%r type=%s failed", req.id, req.type)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            with self._lock:
+                self._inflight.pop(req.id, None)
+        if reply is not None:
+            self.out.send(reply)
+        log.info(
+            "id=%r type=%s lane=%s %.1f ms %s",
+            req.id,
+            req.type,
+            job.handler.lane,
+            (time.perf_counter() - start) * 1000,
+            outcome,
+        )
+
+    def cancel_request(self, target: Id) -> bool:
+        with self._lock:
+            job = self._inflight.get(target)
+        if job is None or job.req.type == "cancel":
+            return False
+        job.ctx.cancel.set()
+        return True
+
+    # -- the stream --
+
+    def serve_stream(self, read: protocol.Read) -> int:
+        """Reads frames until EOF; returns once every lane has stopped (or the grace ran out)."""
+        max_bytes = self.session.settings.max_request_bytes
+        try:
+            while True:
+                got = protocol.read_frame(read, max_bytes)
+                if got is None:
+                    log.info("EOF: the browser closed the port")
+                    break
+                if isinstance(got, protocol.Oversized):
+                    log.info("refused a %d-byte frame", got.declared)
+                    self.out.send(
+                        protocol.error_reply(
+                            got.id_hint,
+                            Code.TOO_LARGE,
+                            f"The request is {got.declared} bytes; this host takes at most "
+                            f"{max_bytes}. It was skipped.",
+                        )
+                    )
+                    if not protocol.discard(read, got.remaining):
+                        log.info("EOF inside the skipped frame")
+                        break
+                    continue
+                self.on_payload(got)
+        except protocol.Truncated as exc:
+            log.info("truncated frame: %s", exc)
+            self.out.send(
+                protocol.error_reply(
+                    exc.id_hint,
+                    Code.BAD_FRAME,
+                    f"The stream ended inside a frame ({exc}); the host is exiting.",
+                )
+            )
+        return self.shutdown()
+
+    def shutdown(self) -> int:
+        """Cancel reads (nobody is listening), let queued writes finish within the grace."""
+        deadline = time.monotonic() + self.session.settings.host_exit_grace_s
+        with self._lock:
+            jobs = list(self._inflight.values())
+        for job in jobs:
+            if job.handler.lane != "write":
+                job.ctx.cancel.set()
+        for lane in self.lanes.values():
+            lane.stop()
+        idle = all([lane.join(deadline) for lane in self.lanes.values()])
+        if not idle:
+            log.warning(
+                "exiting with work in flight (a write not acknowledged is retried by the extension)"
+            )
+            return -1
+        self.session.close()
+        return 0
+
+
+def _protect_stdout() -> int:
+    """A private copy of fd 1 for frames; fd 1 itself then points at stderr."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.setmode(0, os.O_BINARY)
+        msvcrt.setmode(1, os.O_BINARY)
+    out_fd = os.dup(1)
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    sys.stdout = sys.stderr
+    return out_fd
+
+
+def _read_stdin(n: int) -> bytes:
+    try:
+        return os.read(0, n)
+    except OSError:
+        return b""  # a stdin that is gone is an EOF
+
+
+def serve(origin: str, data_dir_override: str | os.PathLike[str] | None = None) -> int:
+    """Serve one browser connection on stdin/stdout; the return value is the exit code."""
+    settings = Settings()
+    out_fd = _protect_stdout()
+    handler = setup_logging(log_path(data_dir_override), settings)
+    out = Output(functools.partial(write_all, out_fd), settings.max_reply_frame_bytes)
+    allowed = allowed_origins()
+    if origin not in allowed:
+        log.warning("refused origin %r (allowed: %s)", origin, allowed)
+        hint = (
+            "Run `python3 build.py install` to register the host for this extension."
+            if not allowed
+            else "This host only answers the Rewind extension it was "
+            "installed for; run `python3 build.py install` again if its ID changed."
+        )
+        out.send(
+            protocol.error_reply(
+                None, Code.FORBIDDEN, f"Caller {origin[:100]!r} is not allowed. {hint}"
+            )
+        )
+        return 1
+    log.info("serving %s (pid %d)", origin, os.getpid())
+    host = Host(out, Session(settings=settings, data_dir_override=data_dir_override))
+    code = host.serve_stream(_read_stdin)
+    log.info("exit %d", code)
+    handler.flush()
+    if code < 0:
+        os._exit(0)  # threads stuck in native code must not hold the process past 1 s
+    return code
+
+
+# ---- send: a browser stand-in -----------------------------------------------------------
+
+
+def _reader(stream: Any, frames: queue.Queue[tuple[str, bytes | str]], max_frame: int) -> None:
+    read = stream.read
+    try:
+        while True:
+            got = protocol.read_frame(read, 64 * 1024 * 1024)
+            if got is None:
+                break
+            if isinstance(got, protocol.Oversized):
+                frames.put(("bad", f"host declared a {got.declared}-byte frame"))
+                break
+            if protocol.HEADER.size + len(got) > max_frame:
+                frames.put(
+                    (
+                        "bad",
+                        f"host sent a {protocol.HEADER.size + len(got)}-byte frame; "
+                        f"a browser drops the port above {max_frame}",
+                    )
+                )
+            frames.put(("frame", got))
+    except protocol.Truncated as exc:
+        frames.put(("bad", f"host output truncated: {exc}"))
+    frames.put(("eof", b""))
+
+
+def send(
+    messages: list[dict] | None,
+    raw: bytes | None,
+    profile: str,
+    data_dir: str | os.PathLike[str] | None = None,
+    timeout: float = 30.0,
+) -> int:
+    """Start the host as a browser does, send the messages (or raw bytes), print replies.
+
+    Returns 0 when every request succeeded, 1 when a reply was an error, 2 when the
+    host misbehaved (timeout, bad or oversized frame, crash) or could not start.
+    """
+    settings = Settings()
+    origins = allowed_origins()
+    if not origins:
+        print(
+            f"rewind send: no extension ID known. Set {ORIGINS_ENV} or create "
+            "extension/EXTENSION_ID (python3 build.py install does).",
+            file=sys.stderr,
+        )
+        return 2
+    env = dict(os.environ)
+    env[ORIGINS_ENV] = ",".join(origins)
+    pkg_parent = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
+    if data_dir:
+        env["REWIND_DATA_DIR"] = str(data_dir)
+    if raw is None:
+        msgs = [dict(m) for m in (messages or [])]
+        if not msgs or msgs[0].get("type") != "hello":
+            msgs.insert(
+                0, {"type": "hello", "protocol": protocol.PROTOCOL_VERSION, "profile": profile}
+            )
+        msgs = [m if "id" in m else {"id": f"send-{i}", **m} for i, m in enumerate(msgs)]
+        data = b"".join(protocol.frame(protocol.dumps(m), 1 << 32) for m in msgs)
+        expected = len(msgs)
+    else:
+        data, expected = raw, None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rewind", "serve", origins[0]],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    frames: queue.Queue[tuple[str, bytes | str]] = queue.Queue()
+    threading.Thread(
+        target=_reader, args=(proc.stdout, frames, settings.max_reply_frame_bytes), daemon=True
+    ).start()
+    deadline = time.monotonic() + timeout
+    status = 0
+    try:
+        proc.stdin.write(data)
+        proc.stdin.flush()
+    except OSError as exc:
+        print(f"rewind send: the host stopped reading: {exc}", file=sys.stderr)
+        status = 2
+    finished = 0
+    stdin_open = True
+    while True:
+        if stdin_open and (expected is None or finished >= expected or status == 2):
+            proc.stdin.close()  # EOF: the host must now exit
+            stdin_open = False
+        try:
+            kind, item = frames.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            print(f"rewind send: no reply within {timeout:g} s", file=sys.stderr)
+            status = 2
+            break
+        if kind == "eof":
+            break
+        if kind == "bad":
+            print(f"rewind send: {item}", file=sys.stderr)
+            status = 2
+            continue
+        try:
+            reply = json.loads(item)
+        except ValueError:
+            print(
+                f"rewind send: the host sent a frame that is not JSON: {item[:200]!r}",
+                file=sys.stderr,
+            )
+            status = 2
+            continue
+        print(json.dumps(reply, ensure_ascii=False), flush=True)
+        if isinstance(reply, dict) and (reply.get("done") or reply.get("ok") is False):
+            finished += 1
+            if reply.get("ok") is False and status == 0:
+                status = 1
+    if stdin_open:
+        proc.stdin.close()
+    try:
+        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        print("rewind send: the host did not exit after EOF", file=sys.stderr)
+        return 2
+    if code != 0 and raw is None:
+        print(f"rewind send: the host exited with {code}", file=sys.stderr)
+        return 2
+    return status

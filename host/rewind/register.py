@@ -1,0 +1,531 @@
+"""Register the native host with every Chromium-family browser, from one table.
+
+`install` writes a launcher (an absolute interpreter path, because browsers start
+hosts with a minimal environment) and the host manifest `com.rewind.host` where
+each browser looks for it: a NativeMessagingHosts folder on Linux and macOS, a
+registry key under HKCU on Windows whose default value is the manifest's path.
+`doctor_checks` says, per browser found, whether the host is registered and
+whether the manifest allows this extension's ID.
+This module must never touch a browser's profile data beyond its
+NativeMessagingHosts folder, and never write the registry except on Windows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import shutil
+import stat
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath, PureWindowsPath
+from typing import Any
+
+from . import config
+from .errors import Code, RewindError
+from .protocol import HOST_NAME
+
+MANIFEST_FILE = f"{HOST_NAME}.json"
+EXTENSION_ID_FILE = Path("extension") / "EXTENSION_ID"
+TEMPLATE = Path("manifests") / MANIFEST_FILE
+FIX = "python3 build.py install"
+_ID_RE = re.compile(r"^[a-p]{32}$")
+REPO_ROOT = Path(__file__).resolve().parents[2]  # host/rewind/register.py -> the checkout
+
+
+@dataclass(frozen=True)
+class Browser:
+    key: str
+    name: str
+    linux: str  # user data dir under ~/.config
+    mac: str  # user data dir under ~/Library/Application Support
+    windows_key: str  # registry key under HKCU
+    windows_data: str  # user data dir under %LOCALAPPDATA%
+    linux_commands: tuple[str, ...]  # any of these on PATH means it is installed
+    mac_app: str  # under /Applications or ~/Applications
+
+
+# One row per browser: every path and key below is derived from this table.
+BROWSERS: tuple[Browser, ...] = (
+    Browser(
+        "chrome",
+        "Google Chrome",
+        "google-chrome",
+        "Google/Chrome",
+        r"Software\Google\Chrome",
+        r"Google\Chrome\User Data",
+        ("google-chrome", "google-chrome-stable"),
+        "Google Chrome.app",
+    ),
+    Browser(
+        "chromium",
+        "Chromium",
+        "chromium",
+        "Chromium",
+        r"Software\Chromium",
+        r"Chromium\User Data",
+        ("chromium", "chromium-browser"),
+        "Chromium.app",
+    ),
+    Browser(
+        "edge",
+        "Microsoft Edge",
+        "microsoft-edge",
+        "Microsoft Edge",
+        r"Software\Microsoft\Edge",
+        r"Microsoft\Edge\User Data",
+        ("microsoft-edge", "microsoft-edge-stable"),
+        "Microsoft Edge.app",
+    ),
+    Browser(
+        "brave",
+        "Brave",
+        "BraveSoftware/Brave-Browser",
+        "BraveSoftware/Brave-Browser",
+        r"Software\BraveSoftware\Brave-Browser",
+        r"BraveSoftware\Brave-Browser\User Data",
+        ("brave-browser", "brave"),
+        "Brave Browser.app",
+    ),
+    Browser(
+        "vivaldi",
+        "Vivaldi",
+        "vivaldi",
+        "Vivaldi",
+        r"Software\Vivaldi",
+        r"Vivaldi\User Data",
+        ("vivaldi", "vivaldi-stable"),
+        "Vivaldi.app",
+    ),
+)
+BY_KEY = {b.key: b for b in BROWSERS}
+
+
+def _winreg_write(entries: list[tuple[str, str]]) -> None:
+    import winreg  # only exists on Windows
+
+    for key, value in entries:
+        with winreg.CreateKeyEx(
+            winreg.HKEY_CURRENT_USER, key.removeprefix("HKCU\\"), 0, winreg.KEY_WRITE
+        ) as k:
+            winreg.SetValueEx(k, "", 0, winreg.REG_SZ, value)
+
+
+def _winreg_delete(keys: list[str]) -> None:
+    import winreg
+
+    for key in keys:
+        with contextlib.suppress(FileNotFoundError):
+            winreg.DeleteKey(winreg.HKEY_CURRENT_USER, key.removeprefix("HKCU\\"))
+
+
+def _winreg_read(key: str) -> str | None:
+    import winreg
+
+    try:
+        with winreg.OpenKey(winreg.HKEY_CURRENT_USER, key.removeprefix("HKCU\\")) as k:
+            return winreg.QueryValue(k, None)
+    except FileNotFoundError:
+        return None
+
+
+@dataclass
+class Env:
+    """Where things are on this machine; tests build one around a temporary HOME."""
+
+    platform: str = field(default_factory=lambda: sys.platform)
+    home: Path = field(default_factory=Path.home)
+    local_app_data: Path | None = None  # Windows %LOCALAPPDATA%
+    app_dir: Path | None = None  # launcher (+ the Windows manifest) live here
+    which: Callable[[str], str | None] = shutil.which
+    applications: tuple[Path, ...] = (Path("/Applications"),)
+    registry_write: Callable[[list[tuple[str, str]]], None] = _winreg_write
+    registry_delete: Callable[[list[str]], None] = _winreg_delete
+    registry_read: Callable[[str], str | None] = _winreg_read
+
+    def __post_init__(self) -> None:
+        if self.local_app_data is None:
+            env = os.environ.get("LOCALAPPDATA")
+            self.local_app_data = Path(env) if env else self.home / "AppData" / "Local"
+        if self.app_dir is None:
+            self.app_dir = config.app_data_dir() / "host"
+
+    @property
+    def windows(self) -> bool:
+        return self.platform == "win32"
+
+
+# ---- the extension ID --------------------------------------------------------------------
+
+
+def origin(extension_id: str) -> str:
+    return f"chrome-extension://{extension_id}/"
+
+
+def read_extension_id(root: Path | None = None) -> str | None:
+    """The ID in extension/EXTENSION_ID (fixed by the manifest's key), None if absent."""
+    path = (root or REPO_ROOT) / EXTENSION_ID_FILE
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not _ID_RE.match(text):
+        raise RewindError(
+            Code.BAD_INPUT,
+            f"{path} does not hold an extension ID (32 letters a-p).",
+            "Rebuild the extension: python3 build.py build.",
+        )
+    return text
+
+
+# ---- where each browser looks ------------------------------------------------------------
+
+
+def user_data_root(b: Browser, env: Env) -> PurePath:
+    if env.windows:
+        return PureWindowsPath(str(env.local_app_data)) / PureWindowsPath(b.windows_data)
+    if env.platform == "darwin":
+        return env.home / "Library" / "Application Support" / b.mac
+    return env.home / ".config" / b.linux
+
+
+def manifest_dir(b: Browser, env: Env) -> Path:
+    """The per-user NativeMessagingHosts folder (Linux, macOS)."""
+    return Path(user_data_root(b, env)) / "NativeMessagingHosts"
+
+
+def registry_key(b: Browser) -> str:
+    return rf"HKCU\{b.windows_key}\NativeMessagingHosts\{HOST_NAME}"
+
+
+def is_found(b: Browser, env: Env) -> bool:
+    """Installed or used: its user data dir exists, or (Linux) its command, (macOS) its app."""
+    if Path(user_data_root(b, env)).is_dir():
+        return True
+    if env.platform == "darwin":
+        return any((d / b.mac_app).exists() for d in (*env.applications, env.home / "Applications"))
+    if not env.windows:
+        return any(env.which(c) for c in b.linux_commands)
+    return False
+
+
+def windows_registry_entries(manifest_path: str, browsers: list[Browser]) -> list[tuple[str, str]]:
+    """What install writes on Windows: (key under HKCU, its default value) per browser."""
+    return [(registry_key(b), manifest_path) for b in browsers]
+
+
+# ---- what is written ---------------------------------------------------------------------
+
+
+def launcher_path(env: Env) -> Path:
+    assert env.app_dir is not None
+    return env.app_dir / ("rewind-host.bat" if env.windows else "rewind-host")
+
+
+def launcher_text(python: str, origins: list[str], pythonpath: str, windows: bool) -> str:
+    """A script that starts the host with everything spelled out (browsers pass little env).
+
+    Only the first argument (the caller's origin) is passed on: Chrome on Windows adds
+    `--parent-window=<handle>`, which the host has no use for.
+    """
+    allowed = ",".join(origins)
+    if windows:
+
+        def bat(s: str) -> str:
+            return s.replace("%", "%%")
+
+        return (
+            "@echo off\r\n"
+            "rem Rewind's native messaging host, written by `python build.py install`.\r\n"
+            f'set "REWIND_ALLOWED_ORIGINS={bat(allowed)}"\r\n'
+            f'set "PYTHONPATH={bat(pythonpath)}"\r\n'
+            f'"{bat(python)}" -m rewind serve %1\r\n'
+        )
+    return (
+        "#!/bin/sh\n"
+        "# Rewind's native messaging host, written by `python3 build.py install`.\n"
+        "# Browsers start hosts with a minimal environment: everything is spelled out here.\n"
+        f"REWIND_ALLOWED_ORIGINS={shlex.quote(allowed)}\n"
+        "export REWIND_ALLOWED_ORIGINS\n"
+        f"PYTHONPATH={shlex.quote(pythonpath)}\n"
+        "export PYTHONPATH\n"
+        f'exec {shlex.quote(python)} -m rewind serve "$1"\n'
+    )
+
+
+def manifest(launcher: str, origins: list[str], template: Path | None = None) -> dict[str, Any]:
+    """The host manifest: manifests/com.rewind.host.json with path and origins filled in."""
+    path = template or REPO_ROOT / TEMPLATE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RewindError(
+            Code.NOT_FOUND,
+            f"The host manifest template {path} is missing or broken ({exc}).",
+            "Run this from a Rewind checkout.",
+        ) from None
+    if data.get("name") != HOST_NAME:
+        raise RewindError(Code.BAD_INPUT, f"{path} is not the {HOST_NAME} manifest.")
+    return {**data, "path": launcher, "allowed_origins": list(origins)}
+
+
+@dataclass
+class Report:
+    launcher: Path
+    written: list[tuple[str, str]] = field(default_factory=list)  # (browser, file or key)
+    skipped: list[str] = field(default_factory=list)  # browsers not found
+
+    def lines(self) -> list[str]:
+        out = [f"launcher: {self.launcher}"]
+        out += [f"{name}: {where}" for name, where in self.written]
+        if self.skipped:
+            out.append(
+                "not found (install again after installing them): " + ", ".join(self.skipped)
+            )
+        return out
+
+
+def _select(env: Env, browsers: list[str] | None) -> tuple[list[Browser], list[str]]:
+    if browsers:
+        unknown = [k for k in browsers if k not in BY_KEY]
+        if unknown:
+            raise RewindError(
+                Code.BAD_REQUEST,
+                f"Unknown browser(s): {', '.join(unknown)}.",
+                f"Known: {', '.join(BY_KEY)}.",
+            )
+        return [BY_KEY[k] for k in browsers], []
+    found = [b for b in BROWSERS if is_found(b, env)]
+    return found, [b.name for b in BROWSERS if b not in found]
+
+
+def _write(path: Path, text: str, mode: int | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8", newline="")
+    if mode is not None:
+        os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
+def install(
+    extension_id: str,
+    *,
+    python: str | None = None,
+    env: Env | None = None,
+    browsers: list[str] | None = None,
+    user_data_dirs: list[Path] = (),
+    template: Path | None = None,
+) -> Report:
+    """Write the launcher and register the host for the browsers found (or those named).
+
+    `user_data_dirs`: browsers started with --user-data-dir=D read D/NativeMessagingHosts
+    (and not the per-user folder), so tests and the demo register there too.
+    """
+    if not _ID_RE.match(extension_id):
+        raise RewindError(
+            Code.BAD_REQUEST,
+            f"{extension_id!r} is not an extension ID.",
+            "It is 32 letters a-p: see extension/EXTENSION_ID.",
+        )
+    env = env or Env()
+    origins = [origin(extension_id)]
+    python = python or sys.executable
+    if not (PureWindowsPath(python) if env.windows else Path(python)).is_absolute():
+        python = os.path.abspath(python)
+    launcher = launcher_path(env)
+    pythonpath = str(Path(__file__).resolve().parents[1])
+    mode = (
+        None
+        if env.windows
+        else stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH
+    )
+    _write(launcher, launcher_text(python, origins, pythonpath, env.windows), mode)
+    text = json.dumps(manifest(str(launcher), origins, template), indent=2) + "\n"
+    chosen, skipped = _select(env, browsers)
+    report = Report(launcher, skipped=skipped)
+    if env.windows:
+        manifest_path = launcher.with_name(MANIFEST_FILE)
+        _write(manifest_path, text)
+        entries = windows_registry_entries(str(manifest_path), chosen)
+        env.registry_write(entries)
+        report.written += [(b.name, key) for b, (key, _) in zip(chosen, entries, strict=True)]
+    else:
+        for b in chosen:
+            path = manifest_dir(b, env) / MANIFEST_FILE
+            _write(path, text)
+            report.written.append((b.name, str(path)))
+    for d in user_data_dirs:
+        path = Path(d) / "NativeMessagingHosts" / MANIFEST_FILE
+        _write(path, text)
+        report.written.append((f"--user-data-dir {d}", str(path)))
+    return report
+
+
+def uninstall(
+    *, env: Env | None = None, browsers: list[str] | None = None, user_data_dirs: list[Path] = ()
+) -> list[str]:
+    """Remove what install wrote (for every browser in the table unless named)."""
+    env = env or Env()
+    chosen = [BY_KEY[k] for k in browsers] if browsers else list(BROWSERS)
+    removed: list[str] = []
+    paths = [Path(d) / "NativeMessagingHosts" / MANIFEST_FILE for d in user_data_dirs]
+    if env.windows:
+        keys = [registry_key(b) for b in chosen]
+        present = [k for k in keys if env.registry_read(k) is not None]
+        env.registry_delete(present)
+        removed += present
+        paths.append(launcher_path(env).with_name(MANIFEST_FILE))
+    else:
+        paths += [manifest_dir(b, env) / MANIFEST_FILE for b in chosen]
+    if not browsers:
+        paths.append(launcher_path(env))
+    for path in paths:
+        if path.exists():
+            path.unlink()
+            removed.append(str(path))
+    return removed
+
+
+# ---- doctor ------------------------------------------------------------------------------
+
+
+def _launcher_problem(launcher: str, env: Env) -> str | None:
+    path = Path(launcher)
+    if not path.is_absolute():
+        return f"the manifest's path {launcher!r} is not absolute"
+    if not path.is_file():
+        return f"the launcher {launcher} is missing"
+    if not env.windows and not os.access(path, os.X_OK):
+        return f"the launcher {launcher} is not executable"
+    m = re.search(r"^(?:exec )?(.+?) -m rewind serve", path.read_text(errors="replace"), re.M)
+    if m:
+        words = shlex.split(m.group(1), posix=not env.windows)
+        python = words[-1].strip('"') if words else ""
+        if python and not Path(python).exists():
+            return f"the launcher's Python {python} is gone"
+    return None
+
+
+def _check_manifest(where: str, path: Path, expected: str | None, env: Env) -> tuple[bool, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False, f"not registered ({path} missing)"
+    except (OSError, ValueError) as exc:
+        return False, f"{path} is unreadable: {exc}"
+    origins = data.get("allowed_origins") or []
+    problem = _launcher_problem(str(data.get("path", "")), env)
+    if problem:
+        return False, f"registered at {where}, but {problem}"
+    if expected is None:
+        return True, f"registered at {where} for {', '.join(origins)} (extension ID unknown)"
+    if expected not in origins:
+        return False, (
+            f"registered at {where}, but for {', '.join(origins) or 'no extension'}, not {expected}"
+        )
+    return True, f"registered at {where}; allowed origin matches {expected}"
+
+
+def doctor_checks(
+    extension_id: str | None = None, env: Env | None = None, user_data_dirs: list[Path] = ()
+) -> list:
+    """One check per browser found (or registered): registered, launcher ok, ID matches."""
+    from .engine import Check  # the CLI's check record; imported late (engine is heavy)
+
+    env = env or Env()
+    if extension_id is None:
+        try:
+            extension_id = read_extension_id()
+        except RewindError:
+            extension_id = None
+    expected = origin(extension_id) if extension_id else None
+    checks: list[Check] = []
+    for b in BROWSERS:
+        if env.windows:
+            value = env.registry_read(registry_key(b))
+            if value is None and not is_found(b, env):
+                continue
+            if value is None:
+                ok, detail = False, f"not registered ({registry_key(b)} missing)"
+            else:
+                ok, detail = _check_manifest(registry_key(b), Path(value), expected, env)
+        else:
+            path = manifest_dir(b, env) / MANIFEST_FILE
+            if not path.exists() and not is_found(b, env):
+                continue
+            ok, detail = _check_manifest(str(path), path, expected, env)
+        checks.append(Check(f"host for {b.name}", ok, detail, "" if ok else FIX))
+    for d in user_data_dirs:
+        path = Path(d) / "NativeMessagingHosts" / MANIFEST_FILE
+        ok, detail = _check_manifest(str(path), path, expected, env)
+        checks.append(Check(f"host for --user-data-dir {d}", ok, detail, "" if ok else FIX))
+    if not checks:
+        checks.append(
+            Check(
+                "browsers",
+                True,
+                "no Chrome, Chromium, Edge, Brave or Vivaldi "
+                "found: nothing to register (the CLI works without one)",
+            )
+        )
+    return checks
+
+
+# ---- `python -m rewind.register` (build.py install / uninstall call this) ------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m rewind.register", description="Register Rewind's native host with browsers."
+    )
+    p.add_argument("action", choices=("install", "uninstall", "status"))
+    p.add_argument(
+        "--browser",
+        action="append",
+        choices=list(BY_KEY),
+        help="only this browser (repeatable); default: every browser found",
+    )
+    p.add_argument(
+        "--user-data-dir",
+        action="append",
+        type=Path,
+        default=[],
+        help="also register for a browser started with --user-data-dir=DIR",
+    )
+    p.add_argument("--extension-id", help="default: extension/EXTENSION_ID")
+    args = p.parse_args(argv)
+    try:
+        if args.action == "uninstall":
+            for line in uninstall(browsers=args.browser, user_data_dirs=args.user_data_dir):
+                print(f"removed {line}")
+            return 0
+        ext_id = args.extension_id or read_extension_id()
+        if args.action == "status":
+            checks = doctor_checks(ext_id, user_data_dirs=args.user_data_dir)
+            for c in checks:
+                print(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}")
+            return 0 if all(c.ok for c in checks) else 1
+        if not ext_id:
+            raise RewindError(
+                Code.NOT_FOUND,
+                f"{REPO_ROOT / EXTENSION_ID_FILE} is missing, so the extension's ID is unknown.",
+                "Build the extension first (python3 build.py build), or pass --extension-id.",
+            )
+        report = install(ext_id, browsers=args.browser, user_data_dirs=args.user_data_dir)
+        for line in report.lines():
+            print(line)
+        return 0
+    except RewindError as exc:
+        print(f"rewind.register: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
