@@ -17,6 +17,7 @@ import dataclasses
 import importlib
 import inspect
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -142,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{MODEL}: {st.summary}", file=sys.stderr)
         return 1
 
+    load_before = os.getloadavg()[0]
     rows = []
     for batch in [int(b) for b in args.batches.split(",")]:
         row: list[object] = [batch]
@@ -163,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
         f"truncated at 256 tokens), intra_op_num_threads={config.Settings().onnx_threads}, "
         "one fresh process per row and column. Raw loop: input order, tokenizer padding "
         "to each batch's longest, numpy mean pooling.\n\n"
-        f"{report.table(header, rows)}\n\nMachine: {report.machine()}\n"
+        f"{report.table(header, rows)}\n\nMachine: {report.machine()}; 1-minute load "
+        f"average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after (the cores are "
+        "shared: compare the columns of a row, not runs on different days).\n"
     )
     print(body)
     if args.write:

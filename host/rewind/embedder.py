@@ -165,6 +165,8 @@ class OnnxEmbedder:
         except Exception as e:  # onnxruntime raises its own Fail/InvalidGraph types
             raise self._invalid(f"onnxruntime cannot load {path}: {e}") from e
         outputs = [o.name for o in session.get_outputs()]
+        if self.spec.output not in ("sentence_embedding", "last_hidden_state"):
+            raise self._invalid(f"unknown output kind {self.spec.output!r} in models.json")
         if self.spec.output == "sentence_embedding" and "sentence_embedding" not in outputs:
             raise self._invalid(
                 f"{path} has outputs {outputs}: it is a transformer-only export "
@@ -176,8 +178,6 @@ class OnnxEmbedder:
             "last_hidden_state" not in outputs or self.spec.pooling != "mean"
         ):
             raise self._invalid(f"needs a last_hidden_state output and mean pooling: {outputs}")
-        if self.spec.output not in ("sentence_embedding", "last_hidden_state"):
-            raise self._invalid(f"unknown output kind {self.spec.output!r} in models.json")
         self._inputs: dict[str, type[np.integer]] = {}
         for i in session.get_inputs():
             if i.name not in _INPUTS or i.type not in _ORT_INT:
