@@ -128,8 +128,10 @@ def test_revisit_counts_without_reembedding(engine):
     np.testing.assert_array_equal(engine._writer.vectors_of(None, engine.model_id())[2],
                                   vec_before)
     assert not engine.record_visit("https://example.org/unknown", 1.0)
+    assert engine.record_visit(url, 300.0, 65)  # the same visit ends after 65 s of reading
+    assert engine._writer.page_by_url(url).dwell_s == 110.0
     hit = engine.search(SearchQuery("graph indexes")).results[0]
-    assert hit.visit_count == 3 and hit.visited_at == 300.0
+    assert hit.visit_count == 3 and hit.visited_at == 300.0 and hit.dwell_s == 110.0
 
 
 def test_ingest_any_text(engine):

@@ -43,8 +43,8 @@ class Settings:
     fusion: str = "adaptive"  # "adaptive" (measured best, docs/benchmarks.md) or "rrf"
     rrf_k: int = 60
     rrf_alpha: float = 0.7  # weight of the semantic ranking in weighted RRF
-    fusion_keyword_weight: float = 0.3  # adaptive fusion: BM25's weight at full decisiveness
-    fusion_keyword_floor: float = 0.3  # share of that weight BM25 keeps on a flat ranking
+    fusion_keyword_weight: float = 3.0  # adaptive fusion: BM25's vote per unit of its margin
+    fusion_keyword_rescue: float = 0.5  # BM25 margin above which its top page leads (>1: off)
     multi_passage_bonus: float = 0.05  # * log(matching passages of the page), seed 001
     mmr_lambda: float = 0.5
     max_pages_per_domain: int = 3  # soft cap: further pages of a domain move down

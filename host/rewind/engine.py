@@ -217,6 +217,9 @@ class Rewind:
                 + (prep.dwell_s if new_visit else 0.0),
                 indexed_at=time.time(),
             )
+            record.metadata = {**record.metadata, "last_visit_dwell": prep.dwell_s
+                               if new_visit else float((existing.metadata if existing else {})
+                                                      .get("last_visit_dwell", 0.0))}
             if model_id and not store.get_meta("embedding_model"):
                 store.set_meta("embedding_model", model_id)
             if model_id and model_id != self.model_id():
@@ -235,11 +238,19 @@ class Rewind:
             page = store.page_by_url(norm)
             if page is None:
                 return False
-            if when <= page.last_visit:
-                return True  # a retry of a visit already counted
-            page.visit_count += 1
-            page.last_visit = when
-            page.dwell_s += max(0.0, float(dwell_s))
+            dwell = max(0.0, float(dwell_s))
+            # `dwell_s` is the visit's reading time so far: the extension reports a visit
+            # at the threshold and again, with the same visited_at, when it ends.
+            visit_dwell = float(page.metadata.get("last_visit_dwell", 0.0))
+            if when < page.last_visit or (when == page.last_visit and dwell <= visit_dwell):
+                return True  # an older visit, or a retry of one already counted
+            if when == page.last_visit:
+                page.dwell_s += dwell - visit_dwell
+            else:
+                page.visit_count += 1
+                page.last_visit = when
+                page.dwell_s += dwell
+            page.metadata = {**page.metadata, "last_visit_dwell": dwell}
             store.upsert_page(page, None, None, None)
         return True
 

@@ -94,32 +94,47 @@ def fuse_rrf(dense: dict[int, float], keyword: dict[int, float], settings: Setti
 
 
 def fuse_adaptive(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
-                  ) -> dict[int, float]:
-    """Score-aware fusion: cosine plus BM25 (scaled to its top score) weighted by how
-    decisive BM25 is for this query (the gap between its first and second score).
+                  page_of: dict[int, int] | None = None) -> dict[int, float]:
+    """Confidence-weighted CombSUM of min-max normalised scores (bench/fusion_lab.py).
 
-    Every candidate has a cosine (BM25-only candidates are scored against their stored
-    vector), so a question phrased unlike the page still ranks by meaning, while a few
-    rare remembered words, which BM25 singles out with a wide margin, lift their page.
+    Each retriever votes with how sure it is on this query: dense with its top cosine,
+    BM25 with `fusion_keyword_weight * gap`, where gap = (top - runner-up) / top of the
+    BM25 scores and the runner-up is the best passage of another page. A question gets a
+    flat BM25 ranking and a confident cosine: meaning decides. A few rare remembered words
+    get a flat, low cosine and one page far ahead in BM25: the words decide.
+        w = kw * gap / (top_cosine + kw * gap);  fused = (1 - w) mm(cosine) + w mm(bm25)
     """
-    if not keyword:
-        return dict(dense)
-    scores = sorted(keyword.values(), reverse=True)
-    top = scores[0] or 1.0
-    second = scores[1] if len(scores) > 1 else 0.0
-    decisiveness = (top - second) / top  # 0: a flat BM25 ranking, 1: one clear winner
-    weight = settings.fusion_keyword_weight * (
-        settings.fusion_keyword_floor + (1 - settings.fusion_keyword_floor) * decisiveness)
-    fused = {pid: cos for pid, cos in dense.items()}
-    for pid, score in keyword.items():
-        fused[pid] = fused.get(pid, 0.0) + weight * score / top
+
+    def minmax(d: dict[int, float]) -> dict[int, float]:
+        if not d:
+            return {}
+        hi, lo = max(d.values()), min(d.values())
+        return {i: (v - lo) / (hi - lo) if hi > lo else 1.0 for i, v in d.items()}
+
+    gap = 0.0
+    if keyword:
+        ranked = sorted(keyword.items(), key=lambda kv: kv[1], reverse=True)
+        top_id, top = ranked[0]
+        if top > 0:
+            runner = 0.0  # no other page matched: fully decisive
+            for pid, score in ranked[1:]:
+                if page_of is None or page_of[pid] != page_of[top_id]:
+                    runner = score
+                    break
+            gap = (top - runner) / top
+    dense_conf = max(0.0, max(dense.values(), default=0.0))
+    keyword_conf = settings.fusion_keyword_weight * gap
+    total = dense_conf + keyword_conf
+    w = keyword_conf / total if total > 0 else (0.0 if dense else 1.0)
+    nd, nb = minmax(dense), minmax(keyword)
+    # A tiny cosine tie-break keeps equal fused scores in meaning order.
+    fused = {pid: (1 - w) * nd.get(pid, 0.0) + w * nb.get(pid, 0.0) + 1e-9 * nd.get(pid, 0.0)
+             for pid in nd.keys() | nb.keys()}
+    if keyword and gap >= settings.fusion_keyword_rescue:
+        # BM25 singled out one page by a wide margin (rare words a person remembered):
+        # that page leads, whatever the cosine says.
+        fused[top_id] = max(fused.values()) + 1e-6
     return fused
-
-
-FUSIONS: dict[str, Callable[[dict[int, float], dict[int, float], Settings], dict[int, float]]] = {
-    "rrf": fuse_rrf,
-    "adaptive": fuse_adaptive,
-}
 
 
 # ---- the search --------------------------------------------------------------------------
@@ -196,9 +211,9 @@ class Searcher:
         elif mode == "keyword":
             passage_scores = keyword
         elif s.fusion == "adaptive":
-            passage_scores = fuse_adaptive(cosine, keyword, s)
+            passage_scores = fuse_adaptive(dense, keyword, s, page_of)
         else:
-            passage_scores = FUSIONS[s.fusion](dense, keyword, s)
+            passage_scores = fuse_rrf(dense, keyword, s)
 
         results = self._pages(text, passage_scores, page_of, cosine, keyword, qvec, limit)
         return SearchResponse(q.mode if notice is None else "keyword",
