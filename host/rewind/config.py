@@ -45,13 +45,43 @@ class Settings:
     rrf_alpha: float = 0.7  # weight of the semantic ranking in weighted RRF
     fusion_keyword_weight: float = 3.0  # adaptive fusion: BM25's vote per unit of its margin
     fusion_keyword_rescue: float = 0.5  # BM25 margin above which its top page leads (>1: off)
-    multi_passage_bonus: float = 0.05  # * log(matching passages of the page), seed 001
-    mmr_lambda: float = 0.5
+    fusion_remembered_max_terms: int = 4  # up to this many words, none a stop word: ...
+    fusion_remembered_gap: float = 1.0  # ... BM25 votes as if it had this margin
+    # * log(matching passages of the page). Seed 001 had 0.05; on the Python FAQ it cost
+    # semantic MRR .02, 0.02 keeps a small preference for pages that say more (benchmarks.md).
+    multi_passage_bonus: float = 0.02
+    # 1 = relevance only. 0.5 (the issue's value) cost FAQ MRR .011 against 0.8, which still
+    # pushes near-duplicate pages (cosine > 0.9) below distinct ones (docs/benchmarks.md).
+    mmr_lambda: float = 0.8
     max_pages_per_domain: int = 3  # soft cap: further pages of a domain move down
     title_boost: float = 3.0
     url_boost: float = 2.0
     text_boost: float = 1.0
     snippet_chars: int = 240
+
+    # --- answers and context (context.py, answer.py, llm.py; docs/answers.md) ---
+    llm_model: str = ""  # "" = the largest installed LLM of models.json (a pulled one wins)
+    llm_threads: int = 2  # llama.cpp threads (2 cores here)
+    llm_seed: int = 0  # fixed sampling seed: the same question on the same sources, same answer
+    answer_max_tokens: int = 200  # generated tokens at most (also capped by the model spec)
+    answer_top_k: int = 5  # passages given to the model (seed 001)
+    answer_candidates: int = 50  # passages each retriever hands to answer retrieval
+    answer_passages_per_page: int = 2  # seed 001: max passages per page
+    answer_pages_per_domain: int = 3  # seed 001: max pages per domain
+    answer_quality_weight: float = 0.3  # score = (1 - w) relevance + w passage quality (seed 001)
+    answer_min_similarity: float = 0.3  # a passage below this cosine (and no keyword hit) is
+    #                                     not evidence: with none left, no model is run at all
+    answer_token_budget: int = 600  # source tokens packed for the model: prompt processing
+    #                                 dominates the first token on 2 cores (docs/benchmarks.md)
+    tab_passages: int = 2  # best passages of the current tab added as sources
+    context_token_budget: int = 1000  # build_context / `rewind context` without a budget
+    context_min_trim_tokens: int = 24  # a passage is trimmed into the room left if at least
+    #                                    this much is left; less, and smaller ones are tried
+    citation_overlap_weight: float = 0.5  # support = (1 - w) cosine + w word overlap
+    citation_support: float = 0.45  # support at or above which a source backs a sentence
+    citation_clear: float = 0.55  # ... and at or above which a missing citation is added
+    citation_min_words: int = 3  # sentences with fewer content words need no citation
+    stream_flush_s: float = 0.05  # streamed text goes out at most this often (frames)
 
     # --- store ---
     busy_timeout_s: float = 10.0  # SQLite waits this long for a lock

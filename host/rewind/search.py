@@ -10,6 +10,7 @@ This module must never write to any store.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ import numpy as np
 from .config import Settings
 from .errors import Code, RewindError
 from .store import Store
-from .text_index import TextIndex
+from .text_index import STOP_WORDS, TextIndex
 from .vectors import VectorIndex
 
 MODES = ("hybrid", "semantic", "keyword")
@@ -93,8 +94,16 @@ def fuse_rrf(dense: dict[int, float], keyword: dict[int, float], settings: Setti
     return fused
 
 
+def keyword_style(text: str, max_terms: int) -> bool:
+    """A few content words and no function words ("RNG-pruning HNSW") reads as words a
+    person remembers from a page; a sentence ("how does HNSW prune ...") as a question."""
+    words = re.findall(r"[\w'-]+", text.lower())
+    return 0 < len(words) <= max_terms and not any(w in STOP_WORDS for w in words)
+
+
 def fuse_adaptive(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
-                  page_of: dict[int, int] | None = None) -> dict[int, float]:
+                  page_of: dict[int, int] | None = None, remembered_words: bool = False,
+                  ) -> dict[int, float]:
     """Confidence-weighted CombSUM of min-max normalised scores (bench/fusion_lab.py).
 
     Each retriever votes with how sure it is on this query: dense with its top cosine,
@@ -122,6 +131,8 @@ def fuse_adaptive(dense: dict[int, float], keyword: dict[int, float], settings: 
                     runner = score
                     break
             gap = (top - runner) / top
+    if remembered_words:  # the query's form says: trust the words as much as BM25 allows
+        gap = max(gap, settings.fusion_remembered_gap)
     dense_conf = max(0.0, max(dense.values(), default=0.0))
     keyword_conf = settings.fusion_keyword_weight * gap
     total = dense_conf + keyword_conf
@@ -211,7 +222,8 @@ class Searcher:
         elif mode == "keyword":
             passage_scores = keyword
         elif s.fusion == "adaptive":
-            passage_scores = fuse_adaptive(dense, keyword, s, page_of)
+            passage_scores = fuse_adaptive(
+                dense, keyword, s, page_of, keyword_style(text, s.fusion_remembered_max_terms))
         else:
             passage_scores = fuse_rrf(dense, keyword, s)
 
