@@ -13,6 +13,9 @@ Parsing rules (decided once, tested in tests/test_bench_data.py):
   they are part of what the answer says. (In the 3.11 FAQ no question section nests another
   question; the rule matters for future versions and is what the tests pin down.)
 - script/style/nav are dropped, and so are Sphinx's "¶" header links.
+- Headings that read like questions but lack the "?" ("How do you remove multiple items
+  from a list") are not pairs: the rule stays mechanical, and gives the 175 pairs the notes
+  measured. Very short answers ("See the next question.") are kept; an engine may refuse them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+
+import filelock
 
 PACKAGE = "python3.11-doc"
 HTML_SUBDIR = Path("usr/share/doc/python3.11/html")
@@ -74,6 +79,15 @@ def python_docs(cache: Path | None = None) -> Path:
             )
 
     cache.mkdir(parents=True, exist_ok=True)
+    # Tests and benchmarks may fetch at the same time: one fetches, the others wait.
+    with filelock.FileLock(str(cache / f".{PACKAGE}.lock")):
+        if done.exists() and (root / "faq").is_dir():
+            return root
+        _fetch(cache, dest)
+    return root
+
+
+def _fetch(cache: Path, dest: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="rewind-eval-", dir=cache) as tmp_s:
         tmp = Path(tmp_s)
         got = _run(["apt-get", "download", PACKAGE], tmp)
@@ -90,7 +104,8 @@ def python_docs(cache: Path | None = None) -> Path:
                         else ""
                     )
                     + f"\nCheck the apt sources, or install the package "
-                    f"(`apt-get install {PACKAGE}`) and copy /{HTML_SUBDIR} into {root}."
+                    f"(`apt-get install {PACKAGE}`) and copy /{HTML_SUBDIR} into "
+                    f"{dest / HTML_SUBDIR}."
                 )
         debs = sorted(tmp.glob(f"{PACKAGE}_*.deb"))
         if not debs:
@@ -106,7 +121,6 @@ def python_docs(cache: Path | None = None) -> Path:
         # Move the finished tree in one step, so a crash never leaves a half tree marked done.
         staging.rename(dest)
         (dest / ".complete").write_text(debs[-1].name + "\n")
-    return root
 
 
 # ----------------------------------------------------------------------------- parsing

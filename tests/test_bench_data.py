@@ -214,6 +214,19 @@ def test_python_docs_says_what_to_install_without_apt(tmp_path: Path, monkeypatc
         data.python_docs(tmp_path)
 
 
+def test_python_docs_reports_a_failing_apt_get(tmp_path: Path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("apt-get", "dpkg-deb"):  # stand-ins that fail like apt without sources
+        script = bin_dir / tool
+        script.write_text("#!/bin/sh\necho 'E: Unable to locate package' >&2\nexit 100\n")
+        script.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    with pytest.raises(data.EvalDataError, match="(?s)Unable to locate.*apt-get install"):
+        data.python_docs(tmp_path / "cache")
+    assert not (tmp_path / "cache" / data.PACKAGE).exists()  # nothing half-done left
+
+
 def test_default_cache_honours_env(monkeypatch, tmp_path: Path):
     monkeypatch.setenv("REWIND_EVAL_CACHE", str(tmp_path))
     assert data.default_cache() == tmp_path
