@@ -256,6 +256,7 @@ class Searcher:
 
         passages = self.store.passages_by_ids(pid for _, _, pid in pool)
         kw_top = max(keyword.values(), default=0.0) or 1.0
+        highlight = self.text_index.highlighter(text)
         hits = []
         for score, page_id, pid in pool:
             page = pages[page_id]
@@ -263,7 +264,7 @@ class Searcher:
             body = passage.text if passage else ""
             sim = cosine.get(pid)
             kw = keyword.get(pid)
-            snippet, ranges = self._snippet(text, body)
+            snippet, ranges = self._snippet(body, highlight(body) if body else [])
             hits.append(Hit(
                 url=page.url, title=page.title, score=round(float(score), 6),
                 confidence=self._confidence(sim, (kw or 0.0) / kw_top if kw else 0.0),
@@ -286,13 +287,15 @@ class Searcher:
         rel = np.array([sc / top for sc, _, _ in pool])
         sims = vecs @ vecs.T
         chosen = [0]
-        left = list(range(1, len(pool)))
-        while left:
-            redundancy = sims[np.ix_(left, chosen)].max(axis=1)
-            gains = lam * rel[left] - (1 - lam) * redundancy
-            pick = left[int(np.argmax(gains))]
+        left = np.ones(len(pool), bool)
+        left[0] = False
+        redundancy = sims[0].copy()  # each page's highest similarity to a chosen one
+        while left.any():
+            gains = np.where(left, lam * rel - (1 - lam) * redundancy, -np.inf)
+            pick = int(np.argmax(gains))
             chosen.append(pick)
-            left.remove(pick)
+            left[pick] = False
+            np.maximum(redundancy, sims[pick], out=redundancy)
         return [pool[i] for i in chosen]
 
     def _domain_cap(self, pool: list[tuple[tuple[float, int, int], str]]
@@ -314,13 +317,10 @@ class Searcher:
             return "medium"
         return "low"
 
-    def _snippet(self, text: str, passage: str) -> tuple[str, list[tuple[int, int]]]:
+    def _snippet(self, passage: str, ranges: list[tuple[int, int]]
+                 ) -> tuple[str, list[tuple[int, int]]]:
         """A window of the passage around its first match, with match ranges inside it."""
         width = self.settings.snippet_chars
-        try:
-            ranges = self.text_index.highlights(text, passage)
-        except ValueError:
-            ranges = []
         if len(passage) <= width:
             return passage, ranges
         first = ranges[0][0] if ranges else 0

@@ -97,6 +97,7 @@ class TextIndex:
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=False)
             self._write_applied(0)
         self.index.register_tokenizer(ANALYZER, _analyzer())
+        self._loaded_seq = -1
         self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
                        "text": settings.text_boost}
 
@@ -133,6 +134,7 @@ class TextIndex:
         faults.hit("after_text_commit")
         self._write_applied(target)
         self.index.reload()
+        self._loaded_seq = target
         return len(changed) + len(deleted)
 
     def rebuild(self, store: Store) -> None:
@@ -141,6 +143,8 @@ class TextIndex:
         writer.delete_all_documents()
         writer.commit()
         del writer
+        self.index.reload()
+        self._loaded_seq = 0
         self.catch_up(store)
 
     def _apply(self, store: Store, changed: list[int], deleted: list[int]) -> None:
@@ -172,7 +176,11 @@ class TextIndex:
     # ---- reads --------------------------------------------------------------------------
 
     def reload(self) -> None:
-        self.index.reload()
+        """Open the latest commit, if there is one we have not seen (reloading costs ms)."""
+        seq = self.applied_seq()
+        if seq != self._loaded_seq:
+            self.index.reload()
+            self._loaded_seq = seq
 
     def parse(self, text: str) -> tantivy.Query:
         query, _errors = self.index.parse_query_lenient(
@@ -200,25 +208,32 @@ class TextIndex:
             hits.append(KeywordHit(doc["passage_id"][0], doc["page_id"][0], float(score)))
         return hits
 
+    def highlighter(self, query_text: str):
+        """A function passage text -> character ranges of the query's terms in it."""
+        if not query_text.strip():
+            return lambda _text: []
+        gen = tantivy.SnippetGenerator.create(
+            self.index.searcher(), self.parse(query_text), self.schema, "text")
+
+        def ranges(passage_text: str) -> list[tuple[int, int]]:
+            gen.set_max_num_chars(len(passage_text) + 1)
+            doc = tantivy.Document()
+            doc.add_text("text", passage_text)
+            snippet = gen.snippet_from_doc(doc)
+            fragment = snippet.fragment()
+            offset = max(passage_text.find(fragment), 0) if fragment else 0
+            raw = fragment.encode()  # tantivy's ranges are byte offsets into the fragment
+
+            def chars(byte_pos: int) -> int:
+                return offset + len(raw[:byte_pos].decode("utf-8", "ignore"))
+
+            return [(chars(r.start), chars(r.end)) for r in snippet.highlighted()]
+
+        return ranges
+
     def highlights(self, query_text: str, passage_text: str) -> list[tuple[int, int]]:
         """Character ranges of `passage_text` that match the query's terms."""
-        if not query_text.strip():
-            return []
-        searcher = self.index.searcher()
-        gen = tantivy.SnippetGenerator.create(
-            searcher, self.parse(query_text), self.schema, "text")
-        gen.set_max_num_chars(len(passage_text) + 1)
-        doc = tantivy.Document()
-        doc.add_text("text", passage_text)
-        snippet = gen.snippet_from_doc(doc)
-        fragment = snippet.fragment()
-        offset = max(passage_text.find(fragment), 0) if fragment else 0
-        raw = fragment.encode()  # tantivy's ranges are byte offsets into the fragment
-
-        def chars(byte_pos: int) -> int:
-            return offset + len(raw[:byte_pos].decode("utf-8", "ignore"))
-
-        return [(chars(r.start), chars(r.end)) for r in snippet.highlighted()]
+        return self.highlighter(query_text)(passage_text)
 
     def passage_ids(self) -> set[int]:
         searcher = self.index.searcher()

@@ -35,6 +35,8 @@ class VectorIndex:
         self.passage_ids = np.empty(0, np.int64)
         self.page_ids = np.empty(0, np.int64)
         self.matrix = np.empty((0, dim), np.float32)
+        self._order: np.ndarray | None = None  # argsort of passage_ids, for vectors_for
+        self._sorted = np.empty(0, np.int64)
 
     def __len__(self) -> int:
         return len(self.passage_ids)
@@ -57,6 +59,7 @@ class VectorIndex:
                 self.page_ids = np.concatenate([self.page_ids[keep], pages])
                 mat = mat if len(mat) else np.empty((0, self.dim), np.float32)
                 self.matrix = np.concatenate([self.matrix[keep], self._check(mat)])
+        self._order = None
         self.seq = target
 
     def _load(self, store: Store, _pages: list[int] | None) -> None:
@@ -91,11 +94,12 @@ class VectorIndex:
 
     def vectors_for(self, passage_ids: list[int]) -> np.ndarray:
         """Rows for `passage_ids` (zeros where a passage has no vector), in that order."""
-        order = np.argsort(self.passage_ids)
-        sorted_ids = self.passage_ids[order]
+        if self._order is None or len(self._order) != len(self.passage_ids):
+            self._order = np.argsort(self.passage_ids)  # once per refresh, not per call
+            self._sorted = self.passage_ids[self._order]
+        order, sorted_ids = self._order, self._sorted
         wanted = np.asarray(passage_ids, np.int64)
-        pos = np.searchsorted(sorted_ids, wanted)
-        pos = np.clip(pos, 0, max(0, len(sorted_ids) - 1))
+        pos = np.clip(np.searchsorted(sorted_ids, wanted), 0, max(0, len(sorted_ids) - 1))
         out = np.zeros((len(wanted), self.dim), np.float32)
         if len(sorted_ids):
             found = sorted_ids[pos] == wanted
