@@ -73,6 +73,7 @@ class Rewind:
         self._embedder_problem: str | None = None
         self._embedder_tried = False
         self._vectors: VectorIndex | None = None
+        self._threshold_cache: dict[str, Thresholds] = {}
         if not readonly:
             self._recover()
 
@@ -175,11 +176,14 @@ class Rewind:
 
     def _thresholds(self) -> Thresholds:
         name = self.model_id().partition("@")[0]
-        try:
-            spec = models.embedding_spec(name)
-            return Thresholds(spec.confidence_high, spec.confidence_medium)
-        except RewindError:
-            return Thresholds(0.6, 0.45)
+        if name not in self._threshold_cache:
+            try:
+                spec = models.embedding_spec(name)
+                found = Thresholds(spec.confidence_high, spec.confidence_medium)
+            except RewindError:  # a model we have no spec for: a middle-of-the-road scale
+                found = Thresholds(0.6, 0.45)
+            self._threshold_cache[name] = found
+        return self._threshold_cache[name]
 
     # ---- writes ---------------------------------------------------------------------------
 
@@ -333,6 +337,18 @@ class Rewind:
                                 emb.embed_query if emb else None, self._thresholds(),
                                 self.settings, self._embedder_problem)
             return searcher.search(query)
+
+    @contextmanager
+    def searcher(self) -> Iterator[Searcher]:
+        """The current indexes as a Searcher, for callers that rank passages themselves
+        (answers, build_context: context.py). Held briefly: it locks the vectors."""
+        store = self._reader()
+        self.text_index.reload()
+        emb = self.embedder()
+        with self._vec_lock:
+            yield Searcher(store, self.text_index, self._vector_index(),
+                           emb.embed_query if emb else None, self._thresholds(),
+                           self.settings, self._embedder_problem)
 
     def list_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
         return [p.to_dict() for p in self._reader().list_pages(offset, limit)]
