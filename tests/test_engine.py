@@ -187,3 +187,24 @@ def test_second_writer_gets_a_clear_error(tmp_path):
     assert a.search(SearchQuery("words", mode="keyword")).results  # a sees b's write
     a.close()
     b.close()
+
+
+def test_reindex_rebuilds_a_lost_text_index(tmp_path, embedder, model_dir):
+    import shutil
+
+    data = tmp_path / "d"
+    eng = Rewind.open(data, Settings(), embedder=embedder, model_dir=model_dir)
+    eng.index_page(PageInput("https://a.org/x", "T", [PassageInput("quokka habitats on islands")]))
+    eng.close()
+    shutil.rmtree(data / "text_index")  # derived data lost (or damaged)
+    eng = Rewind.open(data, Settings(), embedder=embedder, model_dir=model_dir)
+    assert eng.search(SearchQuery("quokka", mode="keyword")).results  # caught up on open
+    shutil.rmtree(data / "text_index")
+    ro = Rewind.open(data, Settings(), writer=False, embedder=embedder, model_dir=model_dir)
+    assert not next(c for c in ro.doctor() if c.name == "text index").ok
+    ro.close()
+    assert eng.reindex()["text_docs"] == 1
+    eng.close()
+    ro = Rewind.open(data, Settings(), writer=False, embedder=embedder, model_dir=model_dir)
+    assert next(c for c in ro.doctor() if c.name == "text index").ok
+    ro.close()

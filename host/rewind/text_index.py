@@ -89,8 +89,11 @@ class TextIndex:
         try:
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=True)
         except ValueError:
-            if readonly:
-                raise
+            if readonly:  # a reader cannot repair it: answer from an empty one, doctor tells
+                self.index = tantivy.Index(self.schema)
+                self.index.register_tokenizer(ANALYZER, _analyzer())
+                self._loaded_seq = -1
+                return
             # A damaged or incompatible index is derived data: start it again, then catch up.
             shutil.rmtree(directory, ignore_errors=True)
             directory.mkdir(parents=True, exist_ok=True)
@@ -125,6 +128,9 @@ class TextIndex:
 
     def catch_up(self, store: Store) -> int:
         """Apply every store change after `applied_seq`; returns the pages touched."""
+        if not (self.dir / "meta.json").exists():  # deleted under us: start it again
+            self.rebuild(store)
+            return store.seq()
         target = store.seq()
         applied = self.applied_seq()
         if applied >= target:
@@ -138,12 +144,13 @@ class TextIndex:
         return len(changed) + len(deleted)
 
     def rebuild(self, store: Store) -> None:
+        """Start the index again from nothing and fill it from the store."""
+        self.index = None  # drop tantivy's handles before the files go
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.index = tantivy.Index(self.schema, path=str(self.dir), reuse=False)
+        self.index.register_tokenizer(ANALYZER, _analyzer())
         self._write_applied(0)
-        writer = self.index.writer(heap_size=64_000_000, num_threads=1)
-        writer.delete_all_documents()
-        writer.commit()
-        del writer
-        self.index.reload()
         self._loaded_seq = 0
         self.catch_up(store)
 
