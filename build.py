@@ -191,11 +191,27 @@ def cmd_test(args: argparse.Namespace) -> None:
 def cmd_demo(args: argparse.Namespace) -> None:
     install_python("llm,test")
     install_models()
-    sys.path.insert(0, str(ROOT))
-    from bench.data import python_docs
-
-    html = python_docs()
+    have_chromium = install_chromium()
+    have_node = install_node_deps()
+    ext = cmd_build(args) if have_node else None
+    # bench/data.py fetches the docs once (apt-get download); it runs in the venv.
+    say("the Python documentation (Debian's python3.11-doc) as the pages to read")
+    html = Path(run([PY, "-c", "from bench.data import python_docs; print(python_docs())"],
+                    cwd=ROOT, env=venv_env(), capture_output=True, text=True
+                    ).stdout.strip().splitlines()[-1])
     demo_dir = BUILD / "demo"
+    if have_chromium and ext is not None:
+        # The real thing: Chromium with the extension, the registered host, real pages
+        # (demo/browser_demo.py; its profile, data and screenshots stay in build/demo).
+        say("the browser demo: Chromium, the extension and the host, reading the Python docs")
+        cmd = [PY, "-m", "demo.browser_demo", "--extension", ext, "--docs", html,
+               "--out", demo_dir]
+        if args.headed:
+            cmd.append("--headed")
+        run(cmd, cwd=ROOT, env=venv_env())
+        return
+
+    say("no Chromium or Node.js here, so no browser: the same job from the command line")
     data = demo_dir / "data"
     shutil.rmtree(data, ignore_errors=True)
     env = {**venv_env(), "REWIND_DATA_DIR": str(data)}

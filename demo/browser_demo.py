@@ -1,0 +1,252 @@
+"""The browser demo (`python3 build.py demo`): Rewind end to end, as a person uses it.
+
+Job: register the real host for a throwaway Chromium profile, launch Chromium with the
+built extension, read a slice of the real Python documentation served on 127.0.0.1,
+wait until the host has indexed it, type a search and a question into the side panel,
+print what the person sees, and save screenshots of the side panel, the popup and the
+options page.
+Never: touch the person's own browser profiles or host registration (everything lives
+under the output folder), or fake an answer the host did not give.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+from demo.harness import (
+    ROOT,
+    HarnessError,
+    LocalSite,
+    RewindBrowser,
+    build_extension,
+    find_chromium,
+    store_pages,
+    wait_until,
+)
+
+# A slice of the Python docs a person might read in an afternoon: short and medium pages
+# on different topics (embedding is what takes time, ~1 s per passage on a busy laptop).
+PAGES = [
+    "tutorial/appetite.html",
+    "tutorial/interpreter.html",
+    "tutorial/venv.html",
+    "howto/sorting.html",
+    "faq/installed.html",
+    "faq/gui.html",
+    "tutorial/whatnow.html",
+]
+QUERY = "sort a list of objects by one of their attributes"
+QUESTION = "Why would I use a virtual environment?"
+DWELL_SECONDS = 1  # the demo reads fast; people get 5 s by default
+UI_TIMEOUT_MS = 60_000
+ANSWER_TIMEOUT_MS = 300_000  # a small local model on two busy cores can take minutes
+
+
+def say(msg: str) -> None:
+    print(f"==> {msg}", flush=True)
+
+
+def show(text: str, indent: str = "    | ") -> None:
+    """What the person sees, line by line."""
+    for line in text.strip().splitlines() or [""]:
+        wrapped = textwrap.wrap(line, 92) or [""]
+        for part in wrapped:
+            print(f"{indent}{part}", flush=True)
+
+
+def results_text(panel: Any, limit: int = 3) -> str:
+    lines = []
+    items = panel.locator("#results > li")
+    for i in range(min(limit, items.count())):
+        li = items.nth(i)
+        badge = li.locator(".badge")
+        conf = f"  [{badge.inner_text()} confidence]" if badge.count() else ""
+        lines.append(f"{i + 1}. {li.locator('.title').inner_text()}{conf}")
+        lines.append(f"   {li.locator('.url').inner_text()}")
+        if li.locator(".snippet").count():
+            lines.append(f"   “{li.locator('.snippet').inner_text()}”")
+        lines.append(f"   {li.locator('.meta').inner_text()}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    chromium = find_chromium()
+    if not chromium:
+        print("Chromium is missing: install it (Debian: `sudo apt-get install chromium`).")
+        return 1
+    if args.headed and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        print("--headed needs a display: try `xvfb-run python3 build.py demo --headed`.")
+        return 1
+    out: Path = args.out.resolve()
+    for sub in ("profile", "host", "data", "screenshots"):
+        shutil.rmtree(out / sub, ignore_errors=True)  # a fresh profile each run
+    shots = out / "screenshots"
+    shots.mkdir(parents=True)
+
+    extension = args.extension
+    if extension is None:
+        extension = build_extension(out / "extension")
+    docs = args.docs
+    if docs is None:
+        from bench.data import EvalDataError, python_docs
+
+        say("fetching the Python documentation (Debian's python3.11-doc, once)")
+        try:
+            docs = python_docs()
+        except EvalDataError as exc:
+            raise HarnessError(str(exc)) from None
+
+    from playwright.sync_api import expect, sync_playwright
+
+    site = LocalSite(docs)
+    started = time.monotonic()
+    try:
+        with sync_playwright() as pw:
+            mode = "headed" if args.headed else "headless"
+            say(f"launching {chromium} with the extension ({mode})")
+            say(f"the host is registered for this profile only: {out / 'profile'}")
+            browser = RewindBrowser.launch(
+                pw, out, chromium=chromium, extension=extension, headless=not args.headed
+            )
+            try:
+                return demo(browser, site, shots, expect)
+            finally:
+                browser.close()
+                try:
+                    wait_until(lambda: not browser.host_pids(), 5, "the host to exit")
+                    say("the browser closed, and the host process with it")
+                except TimeoutError:
+                    say(f"the host is still running: {browser.host_pids()} (a bug: report it)")
+                print(f"    (total {time.monotonic() - started:.0f} s)")
+    finally:
+        site.close()
+
+
+def demo(browser: RewindBrowser, site: LocalSite, shots: Path, expect: Any) -> int:
+    info = browser.wait_connected()
+    hello = info.get("hello") or {}
+    models = ", ".join(m["name"] for m in hello.get("models", []) if m.get("installed"))
+    version = hello.get("host_version", "?")
+    say(f"connected to the host {version}; models installed: {models or 'none'}")
+
+    browser.settings(dwellSeconds=DWELL_SECONDS)
+    say(
+        f"reading {len(PAGES)} pages of the Python docs like a person "
+        f"(dwell threshold set to {DWELL_SECONDS} s)"
+    )
+    tab = browser.reading_tab()
+    urls = [site.url(p) for p in PAGES]
+    t0 = time.monotonic()
+    for url in urls:
+        browser.read_until_queued(tab, url)
+        print(f"    read {url}  ({tab.title()})", flush=True)
+
+    say("waiting until the host has indexed them")
+    last = -1
+
+    def all_indexed() -> bool:
+        nonlocal last
+        have = browser.store_urls()
+        n = sum(u in have for u in urls)
+        if n != last:
+            print(f"    {n}/{len(urls)} indexed ({time.monotonic() - t0:.0f} s)", flush=True)
+            last = n
+        return n == len(urls)
+
+    wait_until(all_indexed, 600, "the pages to be indexed", interval=0.5)
+    pages = len(store_pages(browser.data_dir))
+
+    say("the popup (toolbar button)")
+    popup = browser.extension_window("popup.html", width=380, height=120)  # grows to fit
+    expect(popup.locator("#headline")).to_contain_text("Connected", timeout=UI_TIMEOUT_MS)
+    expect(popup.locator("#f-last a")).to_be_visible(timeout=UI_TIMEOUT_MS)
+    expect(popup.locator("#pause-site")).to_be_visible(timeout=UI_TIMEOUT_MS)
+    show(popup.locator("body").inner_text())
+    popup.screenshot(path=str(shots / "popup.png"), full_page=True)
+
+    say(f"the side panel: typing “{QUERY}”")
+    panel = browser.extension_window("sidepanel.html", width=420, height=900)
+    expect(panel.locator("#status-text")).to_contain_text("Connected", timeout=UI_TIMEOUT_MS)
+    panel.locator("#q").click()
+    panel.keyboard.type(QUERY, delay=40)
+    status = panel.locator("#search-status")
+    expect(status).to_have_text(
+        re.compile(r"results? in|Nothing you've read"), timeout=UI_TIMEOUT_MS
+    )
+    show(status.inner_text())
+    show(results_text(panel))
+    panel.screenshot(path=str(shots / "sidepanel-search.png"), full_page=True)
+
+    say(f"asking: “{QUESTION}”")
+    panel.locator("#question").click()
+    panel.keyboard.type(QUESTION, delay=30)
+    panel.get_by_role("button", name="Ask").click()
+    expect(panel.locator("#ask")).to_have_attribute("aria-busy", "false", timeout=ANSWER_TIMEOUT_MS)
+    answer = panel.locator("#answer").inner_text().strip()
+    ask_status = panel.locator("#ask-status").inner_text().strip()
+    if answer:
+        show(answer)
+        sources = panel.locator("#sources").inner_text().strip()
+        if sources:
+            show("Sources:\n" + sources)
+    if ask_status:
+        show(ask_status)
+    panel.locator("#ask").scroll_into_view_if_needed()
+    panel.screenshot(path=str(shots / "sidepanel-ask.png"), full_page=True)
+
+    options = browser.extension_page("options.html", width=900, height=1000)
+    options.wait_for_load_state("load")
+    options.screenshot(path=str(shots / "options.png"), full_page=True)
+
+    say(f"screenshots in {shots}:")
+    for shot in sorted(shots.glob("*.png")):
+        print(f"    {shot}")
+    say(f"the demo profile's data is kept in {browser.data_dir} ({pages} pages); try:")
+    print(f'    REWIND_DATA_DIR={browser.data_dir} .venv/bin/rewind search "{QUERY}"')
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m demo.browser_demo",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--extension",
+        type=Path,
+        help="a built extension folder (default: build it into OUT/extension)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "build" / "demo",
+        help="where the profile, the host's data and the screenshots go",
+    )
+    p.add_argument(
+        "--docs",
+        type=Path,
+        help="the Python docs' html folder (default: fetched with bench/data.py)",
+    )
+    p.add_argument("--headed", action="store_true", help="show the browser (needs a display)")
+    args = p.parse_args(argv)
+    try:
+        return run(args)
+    except HarnessError as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return 1
+    except TimeoutError as exc:
+        print(f"demo: {exc}. The host's log is {args.out / 'data' / 'host.log'}.", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
