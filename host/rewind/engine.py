@@ -19,7 +19,7 @@ from pathlib import Path
 
 import filelock
 
-from . import config, faults, models
+from . import config, faults, models, urls
 from .config import Settings
 from .embedder import Embedder, OnnxEmbedder
 from .errors import Code, RewindError
@@ -234,8 +234,6 @@ class Rewind:
 
     def record_visit(self, url: str, visited_at: float | None, dwell_s: float = 0.0) -> bool:
         """Count a revisit of a known page (no re-embedding); False if the page is unknown."""
-        from . import urls
-
         norm = urls.normalize(url, self.settings.max_url_chars)
         when = time.time() if visited_at is None else float(visited_at)
         with self._writing() as store:
@@ -267,8 +265,6 @@ class Rewind:
             visited_at=meta.get("visited_at"), source="ingest", metadata=meta))
 
     def forget_url(self, url: str) -> int:
-        from . import urls
-
         norm = urls.normalize(url, self.settings.max_url_chars)
         with self._writing() as store:
             page = store.page_by_url(norm)
