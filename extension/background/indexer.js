@@ -259,6 +259,12 @@ export class Indexer {
     this.timer = setTimeout(() => this.drain().catch(() => {}), Math.max(0, at - this.now()) + 50);
   }
 
+  /** The host (re)connected: pages deferred while it was away go now, not in 30 s. */
+  async hostBack() {
+    await lane(async () => saveQueue(Q.resumeDeferred(await loadQueue(), this.now())));
+    this.kick();
+  }
+
   /** At worker start: a send the previous worker died in is retried now. */
   async recover() {
     await lane(async () => saveQueue(Q.resetSending(await loadQueue())));

@@ -51,7 +51,9 @@ const native = new NativeClient({
   }),
   onStateChange: (info) => {
     chrome.storage.session.set({ host: info }).catch(() => {});
-    if (info.state === "connected") indexer.kick();
+    if (info.state === "connected") {
+      indexer.hostBack().catch((err) => console.error("rewind: resuming the queue failed", err));
+    }
   },
   wantsReconnect: async () => (await indexer.status()).pending > 0,
 });

@@ -30,6 +30,7 @@ export const STALE_SENDING_MS = 5 * 60_000; // a send the worker died in is retr
  *   next_at: number,        // epoch ms
  *   sending_since: number|null,
  *   error: string|null,
+ *   deferred?: boolean,     // waiting for the host to come back (deferAll), no try spent
  * }} QueueItem
  * @typedef {{url: string, title: string, at: number}} LastIndexed
  * @typedef {{items: QueueItem[], failed: QueueItem[], last_indexed: LastIndexed|null}} QueueState
@@ -115,7 +116,7 @@ function mapItem(q, id, fn) {
 
 /** @param {QueueState} q @param {string} id @param {number} now */
 export function markSending(q, id, now) {
-  return mapItem(q, id, (it) => ({ ...it, sending_since: now }));
+  return mapItem(q, id, (it) => ({ ...it, sending_since: now, deferred: false }));
 }
 
 /**
@@ -159,7 +160,22 @@ export function deferAll(q, until, error) {
       sending_since: null,
       error,
       next_at: Math.max(it.next_at, until),
+      deferred: true,
     })),
+  };
+}
+
+/**
+ * The host is reachable again: what was deferred for it is ready now (the
+ * deferral only guessed when it would be back).
+ * @param {QueueState} q @param {number} now
+ */
+export function resumeDeferred(q, now) {
+  return {
+    ...q,
+    items: q.items.map((it) =>
+      it.deferred ? { ...it, deferred: false, next_at: Math.min(it.next_at, now) } : it,
+    ),
   };
 }
 

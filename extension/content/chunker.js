@@ -72,6 +72,8 @@
     /(cookie|privacy policy|terms of (use|service)|all rights reserved|©|copyright \d|subscribe to|sign up for|newsletter|accept all|skip to (main )?content|follow us)/i;
   const SENTENCE_END = /[.!?…。！？]["')\]»”’]?(\s|$)/;
   const HIDDEN_STYLE = /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i;
+  // A heading's permalink ("¶" in Sphinx docs, "#" or "§" elsewhere): link furniture, not text.
+  const PERMALINK_TEXT = /^\s*[¶§#🔗]\s*$/u;
 
   /**
    * @typedef {{text: string, position: number, quality: number}} Passage
@@ -140,6 +142,14 @@
       }
     }
     return false;
+  }
+
+  /** An in-page anchor whose only text is one permalink symbol. @param {any} el */
+  function permalink(el) {
+    const href = attr(el, "href");
+    if (href === null || !href.startsWith("#")) return false;
+    const only = el.firstChild;
+    return Boolean(only && !only.nextSibling && only.nodeType === 3 && PERMALINK_TEXT.test(String(only.data ?? "")));
   }
 
   /** @param {any} el */
@@ -337,6 +347,7 @@
       }
       const tag = type === 1 ? tagOf(node) : "";
       if (type === 1 && (SKIP.has(tag) || hidden(node, options))) return null;
+      if (tag === "a" && permalink(node)) return null;
       if (tag === "br") return lineBreak();
       const childFlags =
         type === 1

@@ -106,6 +106,18 @@ test("section breaks are never crossed; neighbouring paragraphs merge up to 200 
   assert.match(texts[3], /^w5x0 /);
 });
 
+test("heading permalinks (Sphinx's ¶, # and §) are not text; links with words are", () => {
+  const { passages } = chunkBody(
+    `<h2>Why is Python installed on my machine?<a class="headerlink" href="#why" title="Permalink">¶</a></h2>` +
+      `<p>If you find Python installed on your system but do not remember installing it, read on.</p>` +
+      `<p>See <a href="#top">#</a> the notes in <a href="#s2">§ 2</a> for the other ways it arrives.</p>`,
+  );
+  const all = passages.map((p) => p.text).join("\n");
+  assert.doesNotMatch(all, /¶/);
+  assert.match(all, /^Why is Python installed on my machine\?\nIf you find Python/m);
+  assert.match(all, /See the notes in § 2 for the other ways/);
+});
+
 test("a text node longer than 200 words is split, and short passages are dropped", () => {
   const long = Array.from({ length: 450 }, (_, i) => `word${i}`).join(" ");
   const r = chunkBody(`<div>${long}</div><div>too short here</div>`);

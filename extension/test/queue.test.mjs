@@ -55,6 +55,18 @@ test("an unreachable host defers everything without spending tries", () => {
   assert.equal(Q.nextWakeAt(q, 0), 30_000);
 });
 
+test("resumeDeferred: when the host is back, deferred items are ready at once, others keep their time", () => {
+  let q = Q.enqueue(Q.emptyQueue(), page("a"), 0).queue;
+  q = Q.deferAll(q, 30_000, "host_missing: x");
+  q = Q.enqueue(q, page("b"), 1_000).queue;
+  q = Q.markFailed(q, "b", 1_000, "bad_input: x").queue; // a real failure: backoff stands
+  q = Q.resumeDeferred(q, 2_000);
+  assert.equal(Q.nextReady(q, 2_000)?.id, "a");
+  assert.equal(q.items[0].deferred, false);
+  assert.equal(q.items[1].next_at, 1_000 + Q.backoffMs(1));
+  assert.deepEqual(Q.resumeDeferred(q, 3_000), q, "nothing deferred: unchanged");
+});
+
 test("retryFailed puts failed items back with fresh tries", () => {
   let q = Q.enqueue(Q.emptyQueue(), page("a"), 0).queue;
   for (let i = 0; i < Q.MAX_TRIES; i++) q = Q.markFailed(q, "a", 0, "x").queue;
