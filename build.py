@@ -176,6 +176,7 @@ def cmd_test(args: argparse.Namespace) -> None:
 
     say("pytest")
     env = venv_env()
+    env["REWIND_REQUIRE_MODELS"] = "1"  # tests needing the models or pages fail, never skip
     if not have_chromium:
         env["REWIND_NO_BROWSER"] = "1"
     cmd = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args.pytest_args]

@@ -268,6 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sets = {
             "FAQ questions": data.question_queries(kept),
             "known-item": data.known_item_queries(kept, n_terms=args.n_terms, seed=args.seed),
+            # Longer remembered-word queries: a check on any rule keyed to query length.
+            "known-item, 6 words": data.known_item_queries(kept, n_terms=6, seed=args.seed),
         }
         results = []
         for v in variants(config, search, base):
@@ -304,7 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         + (f"indexed in {ingest_s:.0f} s), " if ingest_s >= 0 else "store reused), ")
         + "without their questions, one opaque URL each. Queries: the "
         f"{len(sets[names[0]])} FAQ questions; {len(sets[names[1]])} known-item queries "
-        f"({args.n_terms} of the rarest words of each answer, seed {args.seed}). Settings are "
+        f"({args.n_terms} of the rarest words of each answer, seed {args.seed}), and the same "
+        "with 6 words (outside any rule keyed to short queries). Settings are "
         "the engine's defaults except the per-domain cap, lifted for every row (all answers "
         "share one synthetic site). Rows 'no MMR' (mmr_lambda=1) and 'no passage bonus' "
         "(multi_passage_bonus=0) show what diversity and the several-passages bonus cost in "

@@ -201,11 +201,130 @@ def cmd_pages(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
+    if args.action == "pull":
+        return cmd_models_pull(args)
+    if args.name:
+        raise RewindError(Code.BAD_REQUEST, f"`rewind models list` takes no name ({args.name}).",
+                          "Use `rewind models pull NAME` to download one.")
     rows = models.describe(config.model_dir(), verify=args.verify)
     human = "\n".join(
         f"{'installed' if r['installed'] else 'missing  '}  {r['kind']:9} {r['name']:28} "
         f"{r['description']}" for r in rows)
     emit(args, rows, human + f"\n(model directory: {config.model_dir()})")
+    return 0
+
+
+def cmd_models_pull(args: argparse.Namespace) -> int:
+    from . import download
+
+    if not args.name:
+        raise RewindError(Code.BAD_REQUEST, "Which model? `rewind models pull NAME`.",
+                          "`rewind models` lists the names.")
+    spec = models.load_specs().get(args.name)
+    mirror = download.mirror_setting(args.mirror)
+    pulled = download.pull(spec, config.model_dir(), mirror, progress=download.Bar())
+    rows = [{"file": p.name, "path": str(p.path), "bytes": p.bytes, "sha256": p.sha256 or None,
+             "checked_against_known_sha256": p.verified, "already_installed": p.skipped}
+            for p in pulled]
+    human = "\n".join(
+        f"{'kept     ' if p.skipped else 'installed'}  {p.path}  ({p.bytes / 1e6:,.1f} MB"
+        + ("" if p.skipped or p.verified else f", sha256 {p.sha256} recorded: models.json has "
+           "none to check it against") + ")" for p in pulled)
+    emit(args, {"model": spec.name, "files": rows}, human)
+    return 0
+
+
+def _page_context(name: str):
+    """`--page FILE`: a saved page (HTML, Markdown, text) as the current tab's text."""
+    from .context import TabContext
+    from .extract import decode, document_for
+
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise RewindError(Code.NOT_FOUND, f"{name}: no such file.")
+    text = decode(path.read_bytes(), str(path), Settings().max_document_bytes)
+    doc = document_for(path.name, text, fallback_title=path.stem)
+    return TabContext("\n\n".join(b.text for b in doc.blocks), path.resolve().as_uri(),
+                      doc.title)
+
+
+def _budget(value: str) -> int:
+    n = int(value)
+    if not 1 <= n <= Settings().max_token_budget:
+        raise argparse.ArgumentTypeError(
+            f"the budget must be 1..{Settings().max_token_budget} tokens")
+    return n
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from .answer import Answerer
+
+    provided = _page_context(args.page) if args.page else None
+    tty = sys.stdout.isatty()
+    with open_engine(args, writer=False) as eng:
+        if args.model:
+            eng.settings = dataclasses.replace(eng.settings, llm_model=args.model)
+        answerer = Answerer(eng)
+        dim = ("\033[2m", "\033[0m") if tty else ("", "")  # the unchecked words, dimmed
+
+        def stream(text: str) -> None:
+            print(f"{dim[0]}{text}{dim[1]}", end="", flush=True)
+
+        try:
+            r = answerer.ask(args.question, provided=provided, budget=args.budget,
+                             on_chunk=None if args.json else stream,
+                             extractive=args.extractive)
+        finally:
+            answerer.close()
+    if args.json:
+        out = r.to_dict()
+        out["sources"] = [{k: s[k] for k in ("n", "url", "title", "kind", "visited_at",
+                                             "visit_count", "dwell_s")} for s in r.sources]
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    if r.raw_answer.strip() != r.answer.strip():
+        print("\n\nChecked against your pages:")
+        print(r.answer)
+    else:
+        print()
+    if r.unsupported:
+        print("\nLeft out (no page you read supports it):")
+        for sentence in r.unsupported:
+            print(f"  - {sentence}")
+    if r.sources:
+        print("\nSources:")
+        for src in r.sources:
+            when = (f" (visited {ago(src['visited_at'])}, {src['visit_count']} visit"
+                    f"{'s' if src['visit_count'] != 1 else ''}, read {duration(src['dwell_s'])})"
+                    if src["kind"] == "history" and src["visited_at"] else "")
+            print(f"  [{src['n']}] {src['title'] or src['url']}\n      {src['url']}{when}")
+    if r.notice:
+        print(f"note: {r.notice}", file=sys.stderr)
+    t = r.timings
+    first = f", first token {t['first_token_ms']:.0f} ms" if t.get("first_token_ms") else ""
+    print(f"(retrieval {t['retrieval_ms']:.0f} ms{first}, total {t['total_ms']:.0f} ms; "
+          f"{r.model or 'no language model: extracted'})", file=sys.stderr)
+    return 0
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    from .answer import Answerer
+
+    raw = None
+    if args.raw:
+        raw = sys.stdin.read() if args.raw == "-" else Path(args.raw).expanduser().read_text(
+            encoding="utf-8", errors="replace")
+    with open_engine(args, writer=False) as eng:
+        built = Answerer(eng).build_context(args.query, raw, args.budget)
+    if args.json:
+        print(json.dumps(built.to_dict(), ensure_ascii=False))
+        return 0
+    print(built.text)
+    print(f"({built.total_tokens} of {built.budget} tokens, {len(built.items)} passages from "
+          f"{len(built.sources)} sources, counted with {built.tokenizer}; "
+          f"{built.took_ms:.0f} ms)", file=sys.stderr)
     return 0
 
 
@@ -294,8 +413,26 @@ def build_parser() -> argparse.ArgumentParser:
     sp = command("pages", cmd_pages, "list remembered pages, latest first")
     sp.add_argument("--offset", type=int, default=0)
     sp.add_argument("--limit", type=int, default=50)
-    sp = command("models", cmd_models, "list models and whether they are installed")
+    sp = command("ask", cmd_ask, "answer a question from your history, citing the pages")
+    sp.add_argument("question")
+    sp.add_argument("--budget", type=_budget, help="tokens of sources given to the model")
+    sp.add_argument("--page", metavar="FILE", help="a page to ask about with your history")
+    sp.add_argument("--model", help="the language model to use (see `rewind models`)")
+    sp.add_argument("--extractive", action="store_true",
+                    help="no language model: answer with the best sentences of your pages")
+    sp = command("context", cmd_context,
+                 "relevant history packed into a token budget, for other local AI tools")
+    sp.add_argument("query")
+    sp.add_argument("--budget", type=_budget, default=Settings().context_token_budget,
+                    help="tokens, counted with the answering model's tokenizer")
+    sp.add_argument("--raw", metavar="FILE", help="raw context to rank with the history "
+                    "(- for stdin)")
+    sp = command("models", cmd_models, "list models (`models pull NAME` downloads one)")
+    sp.add_argument("action", nargs="?", choices=("list", "pull"), default="list")
+    sp.add_argument("name", nargs="?", help="the model to pull")
     sp.add_argument("--verify", action="store_true", help="check every file's sha256")
+    sp.add_argument("--mirror", help="where to download from (or $REWIND_MODEL_MIRROR); "
+                    "a URL template with {repo} and {path}, see docs/answers.md")
     sp = command("reindex", cmd_reindex, "rebuild derived indexes (re-embed with --model)")
     sp.add_argument("--model", help="embedding model to switch to (see `rewind models`)")
     command("doctor", cmd_doctor, "check models, store and indexes; non-zero exit if broken")

@@ -63,6 +63,7 @@ class Settings:
     llm_model: str = ""  # "" = the largest installed LLM of models.json (a pulled one wins)
     llm_threads: int = 2  # llama.cpp threads (2 cores here)
     llm_seed: int = 0  # fixed sampling seed: the same question on the same sources, same answer
+    llm_repeat_penalty: float = 1.15  # a 135M model loops on one sentence without it
     answer_max_tokens: int = 200  # generated tokens at most (also capped by the model spec)
     answer_top_k: int = 5  # passages given to the model (seed 001)
     answer_candidates: int = 50  # passages each retriever hands to answer retrieval
@@ -80,6 +81,9 @@ class Settings:
     citation_overlap_weight: float = 0.5  # support = (1 - w) cosine + w word overlap
     citation_support: float = 0.45  # support at or above which a source backs a sentence
     citation_clear: float = 0.55  # ... and at or above which a missing citation is added
+    citation_min_overlap: float = 0.5  # and at least this share of the sentence's words must
+    #                                    be in the source (a made-up detail adds new words) ...
+    citation_strong_similarity: float = 0.8  # ... unless the meaning is this close (cosine)
     citation_min_words: int = 3  # sentences with fewer content words need no citation
     stream_flush_s: float = 0.05  # streamed text goes out at most this often (frames)
 

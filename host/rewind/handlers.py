@@ -46,9 +46,13 @@ class Session:
     profile: str | None = None
     data_dir: Path | None = None
     engine: Any = None  # rewind.engine.Rewind once hello has opened it
+    answerer: Any = None  # rewind.answer.Answerer: keeps the language model loaded (warm)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
+        if self.answerer is not None:
+            self.answerer.close()
+            self.answerer = None
         if self.engine is not None:
             self.engine.close()
             self.engine = None
@@ -233,23 +237,43 @@ def search(ctx: Ctx) -> Reply:
     return None
 
 
+def _answerer(session: Session) -> Any:
+    from .answer import Answerer
+
+    with session.lock:
+        if session.answerer is None:
+            session.answerer = Answerer(session.engine)
+        return session.answerer
+
+
 def ask(ctx: Ctx) -> Reply:
-    raise RewindError(
-        Code.NOT_AVAILABLE,
-        "Answering questions is not part of this Rewind host yet.",
-        "Use search meanwhile; answers come with a later update.",
-    )
+    from .answer import Coalescer
+    from .context import TabContext
+
+    a = ctx.args
+    provided = None
+    if a["page_text"]:
+        provided = TabContext(a["page_text"], a["page_url"] or "", a["page_title"] or "")
+
+    def send(text: str) -> None:
+        if not ctx.cancel.is_set():
+            part = protocol.part_reply(ctx.req.id, chunk=text)
+            ctx.send_frames([protocol.encode(part, ctx.max_frame)])
+
+    chunks = Coalescer(send, ctx.session.settings.stream_flush_s)
+    result = _answerer(ctx.session).ask(a["question"], provided=provided, on_chunk=chunks,
+                                        cancel=ctx.cancel)
+    chunks.flush()
+    ctx.check_cancelled()
+    return result.to_dict()
 
 
 def build_context(ctx: Ctx) -> Reply:
-    # The budget must be counted with the LLM's own tokenizer (design.md), which arrives
-    # with answering: until then say so rather than count tokens wrongly.
-    raise RewindError(
-        Code.NOT_AVAILABLE,
-        "build_context is not part of this Rewind host yet "
-        "(it counts tokens with the answering model's tokenizer).",
-        "Use search meanwhile; it comes with a later update.",
-    )
+    a = ctx.args
+    built = _answerer(ctx.session).build_context(a["query"], a["raw_context"],
+                                                 a["token_budget"])
+    ctx.check_cancelled()
+    return built.to_dict()
 
 
 def stats(ctx: Ctx) -> Reply:

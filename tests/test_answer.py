@@ -1,0 +1,360 @@
+"""Answers from the history, end to end with the real models.
+
+The real GGUF (SmolLM2-135M-Instruct) answers through the real host process; the
+citation checker is tested on planted answers with the real embedding model; a
+scripted stand-in for the model is used only where a test needs exact model output
+(the logic around it), never to claim anything about the model itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from answer_fixtures import PAGES, open_history
+from rewind import llm, models
+from rewind.answer import (
+    COULD_NOT_FIND,
+    Answerer,
+    Coalescer,
+    check_answer,
+    drop_fragment,
+    split_answer,
+    with_citations,
+)
+from rewind.context import TabContext, pack, retrieve
+
+ROOT = Path(__file__).resolve().parents[1]
+LLM = "smollm2-135m-instruct-q4_1"
+ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/"
+SOURDOUGH, HNSW, TRAM = PAGES[0]["url"], PAGES[1]["url"], PAGES[2]["url"]
+
+
+@pytest.fixture(scope="module")
+def llm_dir(model_dir) -> Path:
+    if not models.status(models.llm_spec(LLM), model_dir).installed:
+        if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
+            pytest.fail(f"{LLM} is not installed in {model_dir} (REWIND_REQUIRE_MODELS=1)")
+        pytest.skip(f"{LLM} is not installed in {model_dir}: run `python3 build.py install`")
+    return model_dir
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory, embedder, model_dir):
+    eng = open_history(tmp_path_factory.mktemp("hist"), embedder, model_dir)
+    yield eng
+    eng.close()
+
+
+@pytest.fixture(scope="module")
+def answerer(history, llm_dir):
+    a = Answerer(history, model_dir=llm_dir)
+    assert a.llm() is not None, a.llm_problem
+    yield a
+    a.close()
+
+
+class ScriptedLlm:
+    """Says exactly `text` (word by word): for the logic around the model, not the model."""
+
+    name = "scripted"
+    n_ctx = 4096
+    spec = models.LlmSpec("scripted", "", 4096, 0.0, 400, ())
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokenizer = llm.WordTokenizer()
+        self.finish_reason = "stop"
+        self.prompts: list[list[dict]] = []
+
+    def stream(self, messages, *, max_tokens, cancel=None):
+        self.prompts.append(list(messages))
+        for piece in re.split(r"(?<=\s)", self.text):
+            if cancel is not None and cancel.is_set():
+                return
+            yield piece
+
+
+def sources_for(history, query: str):
+    found = retrieve(history, query, history.settings, k=5)
+    return pack(found.evidence, 800, llm.WordTokenizer(), query, history.settings).sources
+
+
+def number_of(sources, url: str) -> int:
+    return next(s.n for s in sources if s.url == url)
+
+
+# ---- the checker --------------------------------------------------------------------------
+
+
+def test_split_and_place_citations():
+    parts = split_answer(
+        "It is a lock [Source 1]. It runs one thread. [Sources 1 and 2]\nUse processes (Source 3)!"
+    )
+    assert parts == [
+        ("It is a lock.", [1]),
+        ("It runs one thread.", [1, 2]),
+        ("Use processes!", [3]),
+    ]
+    assert with_citations("It is a lock.", [1, 2]) == "It is a lock [Source 1] [Source 2]."
+    assert with_citations("No stop", [4]) == "No stop [Source 4]."
+    assert drop_fragment("One. Two is cut") == "One."
+    assert drop_fragment("One. Two [Source 1]") == "One. Two [Source 1]"
+
+
+def test_checker_corrects_a_wrong_citation_and_flags_a_made_up_sentence(history, embedder):
+    sources = sources_for(history, "sourdough starter feeding and HNSW neighbour pruning")
+    bread, graph = number_of(sources, SOURDOUGH), number_of(sources, HNSW)
+    planted = (
+        f"Feed the starter once a day with equal weights of flour and water "
+        f"[Source {graph}]. The starter was invented in Paris in 1850 by a famous "
+        f"baker [Source {bread}]. HNSW keeps at most M neighbours per layer. "
+        "Sourdough starters are made from rye flour and apple juice."
+    )
+    checked = check_answer(planted, sources, embedder.embed_documents, history.settings)
+    wrong, made_up, uncited, invented = checked.checks
+    assert (wrong.status, wrong.cited, wrong.sources) == ("corrected", [graph], [bread])
+    assert made_up.status == "unsupported" and made_up.sources == []
+    assert (uncited.status, uncited.sources) == ("added", [graph])
+    assert invented.status == "unsupported"
+    assert checked.supported
+    assert checked.unsupported == [made_up.sentence, invented.sentence]
+    assert "1850" not in checked.answer and "apple" not in checked.answer
+    assert f"water [Source {bread}]." in checked.answer
+    assert f"per layer [Source {graph}]." in checked.answer
+
+
+def test_an_answer_with_no_supported_sentence_is_not_supported(history, embedder):
+    sources = sources_for(history, "sourdough starter")
+    checked = check_answer(
+        "Tokyo is the capital of Japan [Source 1]. The moon is made of green cheese.",
+        sources,
+        embedder.embed_documents,
+        history.settings,
+    )
+    assert not checked.supported and checked.answer == ""
+    assert [c.status for c in checked.checks] == ["unsupported", "unsupported"]
+
+
+def test_made_up_answer_becomes_could_not_find_with_the_closest_pages(history):
+    fake = ScriptedLlm("The starter was invented in Paris in 1850 [Source 1]. It costs 45 euros.")
+    result = Answerer(history, model=fake).ask("Who invented the sourdough starter?")
+    assert result.answer.startswith(COULD_NOT_FIND)
+    assert "The closest pages:" in result.answer and "[Source 1]" in result.answer
+    assert result.supported is False and result.sources
+    assert result.unsupported and result.model == "scripted"
+    # The sources reached the model fenced, after the rules.
+    system, user = fake.prompts[0]
+    assert "only the sources" in system["content"] and "<<<" in user["content"]
+    assert user["content"].rstrip().endswith("Question: Who invented the sourdough starter?")
+
+
+def test_a_looping_model_is_stopped_and_said_once(history):
+    said = "In the fridge the starter only needs feeding once a week. "
+    fake = ScriptedLlm(said * 6 + "Never seen")
+    streamed: list[str] = []
+    result = Answerer(history, model=fake).ask(
+        "How often do I feed my starter?", on_chunk=streamed.append
+    )
+    assert result.supported and result.answer.count("once a week") == 1
+    assert "".join(streamed).count("once a week") == 2  # stopped at the first repeat
+    assert "Never seen" not in "".join(streamed)
+
+
+# ---- without a language model -------------------------------------------------------------
+
+
+def test_no_llm_gives_an_extractive_cited_answer(history, tmp_path):
+    answerer = Answerer(history, model_dir=tmp_path)  # no model installed here
+    streamed: list[str] = []
+    result = answerer.ask("How often should I feed a sourdough starter?", on_chunk=streamed.append)
+    assert result.model is None and result.supported
+    assert re.search(r"\[Source \d+\]", result.answer)
+    assert "once a day" in result.answer
+    assert "".join(streamed) == result.raw_answer
+    assert all(c["status"] in ("ok", "no_claim") for c in result.citations)
+    assert "No language model is installed" in result.notice
+    cited = {int(n) for n in re.findall(r"\[Source (\d+)\]", result.answer)}
+    assert cited <= {s["n"] for s in result.sources}
+    assert any(s["url"] == SOURDOUGH for s in result.sources)
+
+
+def test_the_current_tab_is_a_source(history, tmp_path):
+    tab = TabContext(
+        "Trains to Sintra leave from Rossio station every 20 minutes. The trip "
+        "takes about 40 minutes.",
+        "https://tab.example/sintra",
+        "Sintra trip",
+    )
+    result = Answerer(history, model_dir=tmp_path).ask(
+        "How long does the train to Sintra take?", provided=tab
+    )
+    assert result.sources[0]["kind"] == "tab" and result.sources[0]["url"] == tab.url
+    assert "40 minutes [Source 1]" in result.answer
+
+
+def test_coalescer_sends_the_first_piece_at_once_and_the_rest_batched():
+    sent: list[str] = []
+    c = Coalescer(sent.append, interval=60.0)
+    for piece in ("a", "b", "c"):
+        c(piece)
+    assert sent == ["a"]
+    c.flush()
+    assert sent == ["a", "bc"]
+
+
+# ---- the real model -----------------------------------------------------------------------
+
+
+def test_real_model_answers_and_every_kept_sentence_is_backed(answerer):
+    result = answerer.ask("How often should I feed a sourdough starter?")
+    assert result.model == LLM and result.raw_answer
+    t = result.timings
+    assert t["retrieval_ms"] >= 0 and t["first_token_ms"] and t["total_ms"] >= t["first_token_ms"]
+    numbers = {s["n"] for s in result.sources}
+    if result.supported:
+        for c in result.citations:
+            if c["status"] in ("ok", "corrected", "added"):
+                assert c["support"] >= answerer.settings.citation_support
+                assert set(c["sources"]) <= numbers
+        cited = {int(n) for n in re.findall(r"\[Source (\d+)\]", result.answer)}
+        assert cited and cited <= numbers
+    else:
+        assert result.answer.startswith(COULD_NOT_FIND)
+
+
+def test_unanswerable_question_gets_could_not_find(answerer):
+    result = answerer.ask("What is the population of the capital city of Mongolia?")
+    assert result.answer == COULD_NOT_FIND and result.supported is False
+    assert result.sources == [] and result.raw_answer == ""  # no model time spent
+
+
+def test_cancel_stops_an_answer_within_a_second(answerer):
+    cancel = threading.Event()
+    first = threading.Event()
+    out: dict = {}
+
+    def run():
+        out["r"] = answerer.ask(
+            "Tell me everything about trams, starters and graphs.",
+            on_chunk=lambda _p: first.set(),
+            cancel=cancel,
+        )
+
+    t = threading.Thread(target=run)
+    t.start()
+    assert first.wait(300), "no answer text within 300 s"
+    t0 = time.monotonic()
+    cancel.set()
+    t.join(5)
+    assert not t.is_alive()
+    assert time.monotonic() - t0 < 1.0
+    assert out["r"].cancelled
+
+
+# ---- through the host, as the browser sees it ---------------------------------------------
+
+
+class Host:
+    def __init__(self, data_dir: Path, model_dir: Path, tmp: Path) -> None:
+        env = dict(
+            os.environ,
+            PYTHONPATH=str(ROOT / "host"),
+            REWIND_DATA_DIR=str(data_dir),
+            REWIND_MODEL_DIR=str(model_dir),
+            REWIND_ALLOWED_ORIGINS=ORIGIN,
+        )
+        self.err = open(tmp / "host-stderr.txt", "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "rewind", "serve", ORIGIN],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            env=env,
+        )
+        self.frames: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while len(head := self.proc.stdout.read(4)) == 4:
+            (n,) = struct.unpack("=I", head)
+            self.frames.put((n + 4, json.loads(self.proc.stdout.read(n))))
+        self.frames.put(None)
+
+    def send(self, **msg) -> None:
+        data = json.dumps(msg).encode()
+        self.proc.stdin.write(struct.pack("=I", len(data)) + data)
+        self.proc.stdin.flush()
+
+    def until_done(self, req_id, timeout: float = 600) -> list[dict]:
+        got = []
+        while True:
+            item = self.frames.get(timeout=timeout)
+            assert item is not None, "the host closed its output"
+            size, frame = item
+            assert size <= 1_048_576
+            if frame["id"] == req_id:
+                got.append(frame)
+                if frame["done"]:
+                    return got
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(10)
+        self.err.close()
+
+
+@pytest.fixture
+def host(tmp_path, embedder, llm_dir):
+    open_history(tmp_path / "data", embedder, llm_dir).close()
+    h = Host(tmp_path / "data", llm_dir, tmp_path)
+    h.send(id=0, type="hello", profile="default")
+    assert h.until_done(0)[0]["ok"]
+    yield h
+    h.close()
+
+
+def test_streamed_answer_arrives_in_order_and_ends_with_its_sources(host):
+    host.send(id=1, type="ask", question="How often should I feed a sourdough starter?")
+    frames = host.until_done(1)
+    *parts, final = frames
+    assert parts, "no chunk frames before the final one"
+    assert all(set(f) == {"id", "ok", "done", "chunk"} and f["done"] is False for f in parts)
+    assert final["ok"] and final["done"]
+    assert "".join(f["chunk"] for f in parts) == final["raw_answer"]
+    assert isinstance(final["answer"], str) and final["answer"]
+    assert isinstance(final["supported"], bool) and isinstance(final["citations"], list)
+    assert final["sources"] and all({"n", "url", "title"} <= set(s) for s in final["sources"])
+    assert SOURDOUGH in [s["url"] for s in final["sources"]]
+    assert {"retrieval_ms", "first_token_ms", "total_ms"} <= set(final["timings"])
+    assert final["model"] == LLM
+
+    host.send(id=2, type="build_context", query="tram 28 Lisbon", token_budget=120)
+    (built,) = host.until_done(2)
+    assert built["ok"] and 0 < built["total_tokens"] <= 120 and built["tokenizer"] == LLM
+    assert TRAM in built["context"]
+
+
+def test_cancel_through_the_host(host):
+    host.send(id=3, type="ask", question="Tell me everything about trams and starters.")
+    first = None
+    deadline = time.monotonic() + 300
+    while first is None and time.monotonic() < deadline:
+        size, frame = host.frames.get(timeout=300)
+        if frame["id"] == 3:
+            first = frame
+    assert first is not None and first["done"] is False
+    t0 = time.monotonic()
+    host.send(id=4, type="cancel", target_id=3)
+    frames = host.until_done(3, timeout=5)
+    assert time.monotonic() - t0 < 1.0
+    assert frames[-1]["ok"] is False and frames[-1]["error"]["code"] == "cancelled"
