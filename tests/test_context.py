@@ -8,9 +8,7 @@ and retrieval with the real embedding model on a small real-looking history.
 from __future__ import annotations
 
 import dataclasses
-import os
 import zlib
-from pathlib import Path
 
 import pytest
 from answer_fixtures import NOW, PAGES, open_history
@@ -46,14 +44,8 @@ def sentence(i: int, words: int = 12) -> str:
 
 
 @pytest.fixture(scope="module")
-def gguf_tokenizer():
-    directory = Path(os.environ.get("REWIND_MODEL_DIR") or models.config.model_dir())
-    spec = models.llm_spec(LLM)
-    if not models.status(spec, directory).installed:
-        if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
-            pytest.fail(f"{LLM} is not installed in {directory} (REWIND_REQUIRE_MODELS=1)")
-        pytest.skip(f"{LLM} is not installed in {directory}: run `python3 build.py install`")
-    return llm.tokenizer(spec, directory)
+def gguf_tokenizer(llm_dir):
+    return llm.tokenizer(models.llm_spec(LLM), llm_dir)
 
 
 # ---- packing ------------------------------------------------------------------------------

