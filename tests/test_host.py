@@ -275,7 +275,8 @@ def test_every_request_type(start, tmp_path):
     assert {"retrieval_ms", "first_token_ms", "total_ms"} <= last["timings"].keys()
     built = h.ok("build_context", query="hnsw graph index pruning", token_budget=100)
     assert 0 < built["total_tokens"] <= 100 and built["items"]
-    assert built["context"].startswith("[Source 1]") and built["sources"][0]["url"] == page(1)["url"]
+    assert built["context"].startswith("[Source 1]")
+    assert built["sources"][0]["url"] == page(1)["url"]
 
     assert h.ok("forget", url=page(2)["url"])["removed"] == 1
     assert h.ok("forget", domain="x.example")["removed"] == 1
