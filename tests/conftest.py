@@ -20,6 +20,7 @@ from rewind import config, models  # noqa: E402
 from rewind.config import Settings  # noqa: E402
 
 MINILM = "all-minilm-l6-v2-int8"
+SMOLLM = "smollm2-135m-instruct-q4_1"  # the offline default LLM
 
 
 def _missing(what: str) -> None:
@@ -36,6 +37,14 @@ def model_dir() -> Path:
     if not st.installed:
         _missing(f"{MINILM} is not installed in {directory}: run `python3 build.py install`")
     return directory
+
+
+@pytest.fixture(scope="session")
+def llm_dir(model_dir: Path) -> Path:
+    """The model directory, which also holds the real offline default GGUF."""
+    if not models.status(models.llm_spec(SMOLLM), model_dir).installed:
+        _missing(f"{SMOLLM} is not installed in {model_dir}: run `python3 build.py install`")
+    return model_dir
 
 
 @pytest.fixture(scope="session")

@@ -40,15 +40,6 @@ SOURDOUGH, HNSW, TRAM = PAGES[0]["url"], PAGES[1]["url"], PAGES[2]["url"]
 
 
 @pytest.fixture(scope="module")
-def llm_dir(model_dir) -> Path:
-    if not models.status(models.llm_spec(LLM), model_dir).installed:
-        if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
-            pytest.fail(f"{LLM} is not installed in {model_dir} (REWIND_REQUIRE_MODELS=1)")
-        pytest.skip(f"{LLM} is not installed in {model_dir}: run `python3 build.py install`")
-    return model_dir
-
-
-@pytest.fixture(scope="module")
 def history(tmp_path_factory, embedder, model_dir):
     eng = open_history(tmp_path_factory.mktemp("hist"), embedder, model_dir)
     yield eng

@@ -9,7 +9,8 @@ answer with no supported sentence becomes "I couldn't find that in your history.
 with the closest pages. Without a language model the answer is extracted: the best
 sentences of the best passages, cited and checked the same way.
 Streamed text is the model's own words as they come; the final answer is the checked
-text, which replaces it.
+text, which replaces it. With `answer_facets` on and a model loaded, the question is
+first split into facets, retrieved and packed by facets.py (off: unchanged).
 This module must never follow instructions found in page text (it is fenced as data by
 context.py), and never return a sentence as supported that no source backs.
 """
@@ -26,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import config, llm
+from . import config, facets, llm
 from .config import Settings
 from .context import BuiltContext, Source, TabContext, pack, retrieve, sentences
 from .errors import Code, RewindError
@@ -315,9 +316,13 @@ def extract_answer(
     cands = cands[:max_candidates]
     if not cands:
         return ""
-    overlap = np.array([len(qwords & content_words(s)) / (len(qwords) or 1) for _, s in cands])
+    # Scored in its page's context: "Feed it once a day." says what "it" is only with
+    # the title ("How to keep a sourdough starter alive") in front of it.
+    title = {src.n: (src.title or "").strip() for src in sources}
+    in_context = [f"{title[n]}: {s}" if title[n] else s for n, s in cands]
+    overlap = np.array([len(qwords & content_words(s)) / (len(qwords) or 1) for s in in_context])
     if embed is not None and qvec is not None:
-        sims = embed([s for _, s in cands]) @ qvec
+        sims = embed(in_context) @ qvec
         score = 0.7 * sims + 0.3 * overlap
     else:
         sims = None
@@ -358,6 +363,7 @@ class AskResult:
     notice: str | None = None
     cancelled: bool = False
     context_tokens: int = 0
+    facets: list[dict] = field(default_factory=list)  # settings.answer_facets; empty when off
 
     def to_dict(self) -> dict:
         return {
@@ -371,6 +377,7 @@ class AskResult:
             "notice": self.notice,
             "context_tokens": self.context_tokens,
             "raw_answer": self.raw_answer,
+            "facets": self.facets,
         }
 
 
@@ -515,11 +522,24 @@ class Answerer:
                     f"{self.llm_problem.message} This answer is made of sentences from "
                     f"your pages. {self.llm_problem.hint}"
                 ).strip()
-        built: BuiltContext = pack(found.evidence, max(0, room), tok, question, s)
+        parts: list[facets.Facet] = []
+        t_split = t_retrieved
+        if s.answer_facets and model is not None:
+            parts = facets.decompose(question, model, s, cancel)
+            t_split = time.perf_counter()
+            found_parts = facets.retrieve_facets(
+                self.engine, parts, s, provided=provided, first=found
+            )
+            built: BuiltContext = facets.pack_facets(
+                parts, found_parts, max(0, room), tok, question, s
+            )
+        else:
+            built = pack(found.evidence, max(0, room), tok, question, s)
         t_packed = time.perf_counter()
         timings: dict[str, float | None] = {
             "retrieval_ms": ms(t_retrieved),
-            "context_ms": round((t_packed - t_retrieved) * 1000, 1),
+            "facets_ms": round((t_split - t_retrieved) * 1000, 1) if parts else None,
+            "context_ms": round((t_packed - t_split) * 1000, 1),  # facets: retrieval + packing
             "first_token_ms": None,
             "generation_ms": None,
             "check_ms": None,
@@ -542,6 +562,7 @@ class Answerer:
                 notice=notice,
                 cancelled=cancelled,
                 context_tokens=built.total_tokens,
+                facets=[f.to_dict() for f in parts],
             )
 
         if not built.sources:  # nothing in the history is even close: no model needed

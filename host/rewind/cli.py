@@ -266,6 +266,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     with open_engine(args, writer=False) as eng:
         if args.model:
             eng.settings = dataclasses.replace(eng.settings, llm_model=args.model)
+        if args.facets:
+            eng.settings = dataclasses.replace(eng.settings, answer_facets=True)
         answerer = Answerer(eng)
         dim = ("\033[2m", "\033[0m") if tty else ("", "")  # the unchecked words, dimmed
 
@@ -300,11 +302,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
                     f"{'s' if src['visit_count'] != 1 else ''}, read {duration(src['dwell_s'])})"
                     if src["kind"] == "history" and src["visited_at"] else "")
             print(f"  [{src['n']}] {src['title'] or src['url']}\n      {src['url']}{when}")
+    if r.facets:
+        print("\nFacets (importance, context tokens):")
+        for f in r.facets:
+            print(f"  - {f['question']} ({f['importance']:.2f}, {f['tokens']})")
     if r.notice:
         print(f"note: {r.notice}", file=sys.stderr)
     t = r.timings
     first = f", first token {t['first_token_ms']:.0f} ms" if t.get("first_token_ms") else ""
-    print(f"(retrieval {t['retrieval_ms']:.0f} ms{first}, total {t['total_ms']:.0f} ms; "
+    split = f", facets {t['facets_ms']:.0f} ms" if t.get("facets_ms") else ""
+    print(f"(retrieval {t['retrieval_ms']:.0f} ms{split}{first}, total {t['total_ms']:.0f} ms; "
           f"{r.model or 'no language model: extracted'})", file=sys.stderr)
     return 0
 
@@ -420,6 +427,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--model", help="the language model to use (see `rewind models`)")
     sp.add_argument("--extractive", action="store_true",
                     help="no language model: answer with the best sentences of your pages")
+    sp.add_argument("--facets", action="store_true",
+                    help="split the question into sub-questions first (needs a capable "
+                    "language model; see `rewind models`)")
     sp = command("context", cmd_context,
                  "relevant history packed into a token budget, for other local AI tools")
     sp.add_argument("query")

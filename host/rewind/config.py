@@ -86,6 +86,14 @@ class Settings:
     citation_strong_similarity: float = 0.8  # ... unless the meaning is this close (cosine)
     citation_min_words: int = 3  # sentences with fewer content words need no citation
     stream_flush_s: float = 0.05  # streamed text goes out at most this often (frames)
+    # Facets (facets.py, seed 000): the LLM splits the question, each part is retrieved and
+    # gets a share of answer_token_budget by importance. Off: the offline 135M model cannot
+    # split a question well, and it costs one more model call before the answer.
+    answer_facets: bool = False
+    facet_count: int = 4  # facets at most, the question itself (always kept) included
+    facet_max_tokens: int = 100  # tokens the model may write for the sub-questions (~25 each)
+    facet_default_importance: float = 0.5  # a sub-question the model gave no number for
+    facet_max_chars: int = 200  # a longer sub-question is cut (it becomes a search query)
 
     # --- store ---
     busy_timeout_s: float = 10.0  # SQLite waits this long for a lock

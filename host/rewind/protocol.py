@@ -500,6 +500,8 @@ def settings_schema(s: Settings) -> Obj:
             "max_pages_per_domain": opt(Int(1, s.max_limit)),
             "multi_passage_bonus": opt(Num(0.0, 1.0)),
             "default_limit": opt(Int(1, s.max_limit)),
+            "answer_facets": opt(Bool()),
+            "facet_count": opt(Int(1, 8)),
         }
     )
 

@@ -1,0 +1,284 @@
+"""Facets: a complex question split into sub-questions, each searched, the budget split.
+
+Seed 000's stages 2, 4 and 5 for answers: the loaded LLM is asked once (short prompt,
+fixed seed) for up to `facet_count - 1` sub-questions with an importance 0..1 each;
+the question itself is always kept as the first facet, importance 1.0, so a model that
+writes garbage leaves the answer as good as without facets. Every facet is retrieved
+on its own (`context.retrieve`), then packed into its share of the token budget,
+share = budget * importance / sum(importance), most important first, a share left
+unused passing to the next facet. A passage found by two facets is packed once, for
+the more important one. The chosen passages are then packed together by one
+`context.pack` call: one [Source N] numbering, and its never-over-budget guarantee.
+Off by default (`answer_facets`): the offline 135M model cannot decompose well.
+This module must never pack past the budget itself (only `context.pack` packs), never
+run a facet the model wrote as anything but a search query, and never let a failed
+or garbled decomposition fail the answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .config import Settings
+from .context import BuiltContext, Evidence, Retrieval, TabContext, pack, retrieve, words
+from .errors import RewindError
+from .llm import Tokenizer, neutralise
+
+log = logging.getLogger(__name__)
+
+# Numbered lines are what a small chat model writes most reliably (JSON is parsed too).
+SYSTEM_PROMPT = (
+    "Split the person's question into at most {n} short, simpler search questions that "
+    "together cover it. Write one per line, numbered, each followed by how important "
+    "it is for answering the question, from 0 to 1, in parentheses. Write nothing else."
+)
+# One worked example: small models follow an example far better than a description.
+EXAMPLE_QUESTION = "Which laptop should I buy for travel and photo editing?"
+EXAMPLE_ANSWER = (
+    "1. Which laptops are light enough for travel? (importance 0.9)\n"
+    "2. Which laptops have a screen good for photo editing? (importance 0.8)\n"
+    "3. How much battery life do travel laptops have? (importance 0.5)"
+)
+
+_ITEM = re.compile(r"^\s*(?:\(?\d{1,2}\s*[.):]|[-*•])\s*(?P<rest>.+)$")
+# At the end of a line: "(importance 0.8)", "- importance: 0.8", "(0.8)", "...? 0.8" or
+# "20%"; a number without the word must look like 0..1, so "(2024)" stays in the question.
+_NUM01 = r"(?:[01](?:\.\d+)?|\.\d+)"
+_KEY = r"(?:importance|weight|score)\s*[:=]?\s*"
+_IMPORTANCE = re.compile(
+    r"(?:[\s,;:–—-]*(?:[(\[]\s*(?P<a>" + _NUM01 + r")\s*[)\]]"
+    r"|[(\[]?\s*(?:" + _KEY + r")?(?P<p>\d{1,3}(?:\.\d+)?\s*%)\s*[)\]]?"
+    r"|[(\[]?\s*" + _KEY + r"(?P<b>\d*\.?\d+)\s*[)\]]?)"
+    r"|(?<=\?)[\s,;:–—-]*(?P<c>" + _NUM01 + r"))\s*\.?\s*$",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(r"^(?:sub-?question|question)\s*\d*\s*[:.]\s*", re.IGNORECASE)
+
+
+@dataclass
+class Facet:
+    question: str
+    importance: float  # 0..1; the original question is 1.0
+    tokens: int = 0  # of the packed context taken by the passages this facet found
+
+    def to_dict(self) -> dict:
+        return {
+            "question": self.question,
+            "importance": round(self.importance, 3),
+            "tokens": self.tokens,
+        }
+
+
+# ---- decomposition ------------------------------------------------------------------------
+
+
+def _clean_question(text: str, settings: Settings) -> str:
+    text = _LABEL.sub("", text.strip())
+    text = text.strip().strip("*_`\"'“”‘’ ").strip()
+    return re.sub(r"\s+", " ", text)[: settings.facet_max_chars].strip()
+
+
+def _importance(value: Any, settings: Settings) -> float:
+    """A number in 0..1; what is not a number gets the default importance."""
+    try:
+        if isinstance(value, str) and value.strip().endswith("%"):
+            x = float(value.strip()[:-1]) / 100
+        else:
+            x = float(value)
+    except (TypeError, ValueError):
+        return settings.facet_default_importance
+    return min(1.0, max(0.0, x)) if x == x else settings.facet_default_importance  # NaN
+
+
+def _from_json(text: str) -> list[tuple[str, Any]] | None:
+    """(question, importance) pairs from a JSON array in `text`, or None if there is none."""
+    start, end = text.find("["), text.rfind("]")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(text[start : end + 1])
+    except ValueError:
+        return None
+    if not isinstance(data, list):
+        return None
+    out: list[tuple[str, Any]] = []
+    for entry in data:
+        if isinstance(entry, str):
+            out.append((entry, None))
+        elif isinstance(entry, dict):
+            q = entry.get("question") or entry.get("q") or entry.get("text")
+            if isinstance(q, str):
+                out.append((q, entry.get("importance", entry.get("score"))))
+    return out
+
+
+def _from_lines(text: str) -> list[tuple[str, Any]]:
+    """(question, importance) pairs from numbered or bulleted lines (or lines ending in ?)."""
+    out: list[tuple[str, Any]] = []
+    for line in text.splitlines():
+        m = _ITEM.match(line)
+        rest = m.group("rest") if m else line.strip()
+        imp = _IMPORTANCE.search(rest)
+        if imp:
+            value = next(v for v in imp.groups() if v is not None)
+            rest = rest[: imp.start()]
+        else:
+            value = None
+        if m or rest.rstrip().endswith("?"):  # a bare line of prose is not a sub-question
+            out.append((rest, value))
+    return out
+
+
+# A model that copies the example has not split this question.
+_EXAMPLE_KEYS = {frozenset(words(q)) for q, _ in _from_lines(EXAMPLE_ANSWER)}
+
+
+def parse_facets(text: str, question: str, settings: Settings) -> list[Facet]:
+    """The question itself (importance 1.0), then the model's sub-questions, defensively.
+
+    Never more than `facet_count` facets; empty ones, duplicates (the same words in any
+    order, the question itself included) and copies of the prompt's example are dropped.
+    """
+    facets = [Facet(question, 1.0)]
+    seen = {frozenset(words(question))}
+    pairs = _from_json(text)
+    for raw, value in pairs if pairs else _from_lines(text):
+        if len(facets) >= settings.facet_count:
+            break
+        q = _clean_question(raw, settings)
+        key = frozenset(words(q))
+        if len(key) < 2 or key in seen or key in _EXAMPLE_KEYS:
+            continue
+        seen.add(key)
+        facets.append(Facet(q, _importance(value, settings)))
+    return facets
+
+
+def decompose(
+    question: str, model: Any, settings: Settings, cancel: threading.Event | None = None
+) -> list[Facet]:
+    """Facets of `question` from the loaded LLM (`llm.Llm`); the question alone on failure."""
+    n = settings.facet_count - 1
+    if n < 1:
+        return [Facet(question, 1.0)]
+    messages = [
+        {"role": "system", "content": SYSTEM_PROMPT.format(n=n)},
+        {"role": "user", "content": f"Question: {EXAMPLE_QUESTION}"},
+        {"role": "assistant", "content": EXAMPLE_ANSWER},
+        {"role": "user", "content": f"Question: {neutralise(question)}"},
+    ]
+    text = ""
+    try:
+        stream = model.stream(messages, max_tokens=settings.facet_max_tokens, cancel=cancel)
+        with contextlib.closing(stream):  # closing it frees the model for the answer
+            for piece in stream:
+                text += piece
+                # Enough complete lines: further tokens only delay the answer.
+                if "\n" in piece:
+                    done = text[: text.rfind("\n")]
+                    if len(parse_facets(done, question, settings)) >= settings.facet_count:
+                        break
+    except RewindError as exc:  # the answer itself may still work: answer without facets
+        log.warning("facet decomposition failed: %s", exc.message)
+        return [Facet(question, 1.0)]
+    if getattr(model, "finish_reason", None) == "length":  # the last line was cut off
+        text = text[: max(0, text.rfind("\n"))]
+    return parse_facets(text, question, settings)
+
+
+# ---- retrieval and packing ----------------------------------------------------------------
+
+
+def retrieve_facets(
+    engine: Any,
+    facets: Sequence[Facet],
+    settings: Settings,
+    *,
+    provided: TabContext | None = None,
+    first: Retrieval | None = None,
+) -> list[list[Evidence]]:
+    """Each facet's passages (`context.retrieve`); `first`: facets[0]'s, already retrieved."""
+    out: list[list[Evidence]] = []
+    for i, facet in enumerate(facets):
+        if i == 0 and first is not None:
+            out.append(first.evidence)
+        else:
+            found = retrieve(
+                engine, facet.question, settings, k=settings.answer_top_k, provided=provided
+            )
+            out.append(found.evidence)
+    return out
+
+
+def _identity(ev: Evidence) -> tuple:
+    """The same passage found by two retrievals (two Evidence objects) has one identity."""
+    return (ev.kind, ev.url, ev.passage_id if ev.passage_id is not None else ev.text)
+
+
+def _packed(built: BuiltContext) -> list[tuple[Evidence, str]]:
+    """(evidence, its text as packed) for each packed passage, in `built.items` order."""
+    by_n = {s.n: s for s in built.sources}
+    nth: dict[int, int] = {}
+    out = []
+    for item in built.items:  # pack appends a source's passages and its items in step
+        k = nth.get(item.source, 0)
+        nth[item.source] = k + 1
+        src = by_n[item.source]
+        out.append((src.passages[k], src.texts[k]))
+    return out
+
+
+def pack_facets(
+    facets: Sequence[Facet],
+    evidence: Sequence[Sequence[Evidence]],
+    budget: int,
+    tok: Tokenizer,
+    question: str,
+    settings: Settings,
+    now: float | None = None,
+) -> BuiltContext:
+    """Each facet's passages packed into its share of `budget`, then all of them at once.
+
+    Sets each facet's `tokens`. Facets that found nothing get no share; facets are served
+    most important first, so an unused share goes to the next and a passage two facets
+    found counts for the more important one.
+    """
+    budget = max(0, int(budget))
+    live = [i for i, found in enumerate(evidence) if found]
+    order = sorted(live, key=lambda i: (-facets[i].importance, i))
+    total = sum(facets[i].importance for i in live)
+    taken: set[tuple] = set()
+    chosen: dict[int, list[Evidence]] = {}
+    carry = 0
+    for i in order:
+        imp = facets[i].importance
+        share = int(budget * imp / total) if total > 0 else budget // len(live)
+        fresh = [ev for ev in evidence[i] if _identity(ev) not in taken]
+        # pack's own trimming, to the facet's question: the sentences about *this* facet
+        part = pack(fresh, share + carry, tok, facets[i].question, settings, now)
+        chosen[i] = [replace(ev, text=text) for ev, text in _packed(part)]
+        taken |= {_identity(ev) for ev in chosen[i]}
+        # items, not the whole text's count: the measure `tokens` is reported in below
+        carry = max(0, share + carry - sum(item.tokens for item in part.items))
+    # Round robin in importance order: every facet's best passage comes before any
+    # facet's second, so if the whole must still be cut, the least useful goes.
+    merged: list[Evidence] = []
+    owner: dict[int, int] = {}
+    for rank in range(max((len(v) for v in chosen.values()), default=0)):
+        for i in order:
+            if rank < len(chosen[i]):
+                merged.append(chosen[i][rank])
+                owner[id(chosen[i][rank])] = i
+    built = pack(merged, budget, tok, question, settings, now)
+    for facet in facets:
+        facet.tokens = 0
+    for (ev, _text), item in zip(_packed(built), built.items, strict=True):
+        facets[owner[id(ev)]].tokens += item.tokens
+    return built
