@@ -124,6 +124,22 @@ def test_checker_corrects_a_wrong_citation_and_flags_a_made_up_sentence(history,
     assert f"per layer [Source {graph}]." in checked.answer
 
 
+def test_repeating_the_question_does_not_back_an_invented_detail(history, embedder):
+    question = "How often should I feed a sourdough starter?"
+    sources = sources_for(history, question)
+    bread = number_of(sources, SOURDOUGH)
+    answer = (
+        f"You should feed a sourdough starter once a day [Source {bread}]. "
+        f"You should feed a sourdough starter by the light of the full moon [Source {bread}]. "
+        "The answer is:"
+    )
+    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    true, invented, lead_in = checked.checks
+    assert true.status == "ok" and invented.status == "unsupported"
+    assert lead_in.status == "no_claim"
+    assert checked.answer == f"You should feed a sourdough starter once a day [Source {bread}]."
+
+
 def test_an_answer_with_no_supported_sentence_is_not_supported(history, embedder):
     sources = sources_for(history, "sourdough starter")
     checked = check_answer(

@@ -131,7 +131,7 @@ class RepeatGuard:
 def drop_fragment(text: str) -> str:
     """The text without a last sentence cut off in the middle (the model ran out of tokens)."""
     stripped = text.rstrip()
-    if re.search(r"[.!?:][\"'”’)\]]*$", stripped) or CITE.search(stripped[-16:]):
+    if re.search(r"[.!?][\"'”’)\]]*$", stripped) or CITE.search(stripped[-16:]):
         return stripped
     cut = max(
         stripped.rfind(". "),
@@ -206,9 +206,19 @@ def _source_vectors(sources: Sequence[Source], embed: Embed | None) -> dict[int,
 
 
 def check_answer(
-    text: str, sources: Sequence[Source], embed: Embed | None, settings: Settings
+    text: str,
+    sources: Sequence[Source],
+    embed: Embed | None,
+    settings: Settings,
+    question: str = "",
 ) -> Checked:
-    """Match every sentence of `text` against `sources`; fix, add or flag its citations."""
+    """Match every sentence of `text` against `sources`; fix, add or flag its citations.
+
+    Word overlap is judged on what a sentence adds to the question: "The quokkaflux method
+    counts marsupials by the moon" shares most words with a page about quokkaflux because
+    it repeats the question; only "moon" is a claim, and the page must have it.
+    """
+    asked = content_words(question)
     parts = split_answer(text)
     by_n = {s.n: s for s in sources}
     src_words = {s.n: content_words(" ".join([s.title, *s.texts])) for s in sources}
@@ -238,7 +248,7 @@ def check_answer(
         if i not in claims:
             checks.append(SentenceCheck(body, cited, [], "no_claim", 0.0, None))
             continue
-        words = content_words(body)
+        words = content_words(body) - asked or content_words(body)
         numbers = set(_NUMBER.findall(body))
         support: dict[int, float] = {}
         for n in by_n:
@@ -271,6 +281,8 @@ def check_answer(
         checks.append(SentenceCheck(body, cited, keep, status, top, best))
 
     kept = [c for c in checks if c.status not in ("unsupported", "repeat")]
+    while kept and kept[-1].status == "no_claim" and kept[-1].sentence.endswith(":"):
+        kept.pop()  # "The answer is:" with nothing after it
     supported = any(c.status in ("ok", "corrected", "added") for c in checks)
     answer = " ".join(with_citations(c.sentence, c.sources) for c in kept)
     return Checked(
@@ -602,7 +614,7 @@ class Answerer:
         if cancel is not None and cancel.is_set():
             return result(raw, False, None, raw, cancelled=True)
         t_check = time.perf_counter()
-        checked = check_answer(raw, built.sources, embed, s)
+        checked = check_answer(raw, built.sources, embed, s, question)
         timings["check_ms"] = round((time.perf_counter() - t_check) * 1000, 1)
         if not checked.supported:
             return result(could_not_find(built.sources), False, checked, raw)
