@@ -239,13 +239,14 @@ def cmd_demo(args: argparse.Namespace) -> None:
 def cmd_bench(args: argparse.Namespace) -> None:
     install_python("llm,test")
     install_models()
-    for script in args.scripts or ["quality", "latency", "ingest"]:
+    for script in args.scripts or ["quality", "latency", "ingest", "answers"]:
         path = ROOT / "bench" / f"{script}.py"
         if not path.exists():
             print(f"no bench/{script}.py yet; skipped")
             continue
         say(f"bench/{script}.py")
-        run([PY, path], cwd=ROOT, env=venv_env())
+        # As a module: `bench.quality` imports `bench` (a plain `python bench/x.py` can't).
+        run([PY, "-m", f"bench.{script}"], cwd=ROOT, env=venv_env())
 
 
 def cmd_uninstall(_args: argparse.Namespace) -> None:

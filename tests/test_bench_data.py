@@ -12,7 +12,7 @@ import pytest
 from bench import data, report
 from bench.data import FaqPair, known_item_queries, parse_faq_html, question_queries
 from bench.fusion_lab import FuseParams, chunk, fuse
-from bench.metrics import evaluate, ndcg, recall, reciprocal_rank
+from bench.metrics import evaluate, ndcg, normalize_answer, recall, reciprocal_rank, token_prf
 
 # ---- metrics (hand-computed) ----------------------------------------------------------------
 
@@ -27,6 +27,23 @@ def test_reciprocal_rank():
     assert reciprocal_rank(["a", "b"], {"b"}, k=1) == 0.0
     assert reciprocal_rank([], {"a"}) == 0.0
 
+
+
+def test_token_f1_is_squads():
+    assert normalize_answer("The  Cat, sat on a mat!") == "cat sat on mat"
+    assert token_prf("the cat sat", "a cat sat down") == pytest.approx((1.0, 2 / 3, 0.8))
+    assert token_prf("cat cat", "cat")[0] == 0.5  # a repeated token counts once per match
+    assert token_prf("", "cat") == (0.0, 0.0, 0.0)
+    assert token_prf("", "the") == (1.0, 1.0, 1.0)  # both empty after normalising
+    assert token_prf("dog", "cat") == (0.0, 0.0, 0.0)
+
+
+def test_quantile_is_nearest_rank():
+    xs = [5.0, 1.0, 3.0, 2.0, 4.0]
+    assert report.quantile(xs, 0) == 1.0
+    assert report.quantile(xs, 0.5) == 3.0
+    assert report.quantile(xs, 1) == 5.0
+    assert report.quantile([7.0], 0.95) == 7.0
 
 def test_ndcg_binary():
     assert ndcg(["a", "b"], {"a"}) == 1.0
