@@ -124,6 +124,26 @@ def test_checker_corrects_a_wrong_citation_and_flags_a_made_up_sentence(history,
     assert f"per layer [Source {graph}]." in checked.answer
 
 
+def test_list_markers_and_code_fences_are_not_sentences():
+    text = "Do this: 1. Feed it daily [Source 1]. 2. Keep it warm.\n```bash\n- It costs 45."
+    assert split_answer(text) == [
+        ("Do this:", []),
+        ("Feed it daily.", [1]),
+        ("Keep it warm.", []),
+        ("It costs 45.", []),
+    ]
+
+
+def test_a_short_false_claim_is_checked_not_waved_through(history, embedder):
+    question = "How often should I feed a sourdough starter?"
+    sources = sources_for(history, question)
+    bread = number_of(sources, SOURDOUGH)
+    answer = f"Feed it once a day [Source {bread}]. Use vinegar. Yes."
+    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    assert [c.status for c in checked.checks] == ["ok", "unsupported", "no_claim"]
+    assert "vinegar" not in checked.answer
+
+
 def test_repeating_the_question_does_not_back_an_invented_detail(history, embedder):
     question = "How often should I feed a sourdough starter?"
     sources = sources_for(history, question)

@@ -53,6 +53,8 @@ _NOT_FOUND = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z0-9]+")
+_LIST_MARKER = re.compile(r"(?m)(?:^|(?<=[:.!?])[ \t]+)[ \t]*(?:\d{1,2}[.)]|[-*•])(?=\s)")
+_CODE_FENCE = re.compile(r"```[\w+-]*")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _STOP = frozenset(
     """
@@ -62,7 +64,7 @@ _STOP = frozenset(
     most my no nor not now of off on once only or other our out over own same she should so
     some such than that the their them then there these they this those through to too under
     until up very was we were what when where which while who whom why will with would you
-    your source sources page pages history""".split()
+    your source sources page pages history yes ok okay sure""".split()
 )
 
 
@@ -94,6 +96,7 @@ def split_answer(text: str) -> list[tuple[str, list[int]]]:
     A citation placed after the full stop ("It does. [Source 2]") belongs to the
     sentence before it.
     """
+    text = _LIST_MARKER.sub("\n", _CODE_FENCE.sub("\n", text))  # "1." is no sentence
     out: list[list[Any]] = []
     for piece in re.split(r"(?<=[.!?])\s+|\n+", text):
         if not piece.strip():
@@ -227,9 +230,9 @@ def check_answer(
     claims = [
         i
         for i, (body, _c) in enumerate(parts)
-        if len(content_words(body)) >= settings.citation_min_words
+        if content_words(body)  # any content word makes a claim: short ones can be false too
         and not _NOT_FOUND.search(body)
-        and not body.endswith("?")
+        and not body.endswith(("?", ":"))  # a question back, or a lead-in ("Do this:")
     ]
     claim_vecs: dict[int, np.ndarray] = {}
     if claims and embed is not None and src_vecs:
@@ -517,9 +520,10 @@ class Answerer:
         def ms(t: float | None) -> float | None:
             return None if t is None else round((t - t0) * 1000, 1)
 
+        model = None if extractive else self.llm()  # loads it on the first question
+        t_loaded = time.perf_counter()
         found = retrieve(self.engine, question, s, k=s.answer_top_k, provided=provided)
         t_retrieved = time.perf_counter()
-        model = None if extractive else self.llm()
         notice = found.notice
         if model is not None:
             tok: llm.Tokenizer = model.tokenizer
@@ -549,7 +553,8 @@ class Answerer:
             built = pack(found.evidence, max(0, room), tok, question, s)
         t_packed = time.perf_counter()
         timings: dict[str, float | None] = {
-            "retrieval_ms": ms(t_retrieved),
+            "load_ms": round((t_loaded - t0) * 1000, 1),  # the model, on the first question
+            "retrieval_ms": round((t_retrieved - t_loaded) * 1000, 1),
             "facets_ms": round((t_split - t_retrieved) * 1000, 1) if parts else None,
             "context_ms": round((t_packed - t_split) * 1000, 1),  # facets: retrieval + packing
             "first_token_ms": None,

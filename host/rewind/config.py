@@ -61,7 +61,12 @@ class Settings:
 
     # --- answers and context (context.py, answer.py, llm.py; docs/answers.md) ---
     llm_model: str = ""  # "" = the largest installed LLM of models.json (a pulled one wins)
-    llm_threads: int = 2  # llama.cpp threads (2 cores here)
+    # llama.cpp threads. Reading the prompt is compute-bound and scales with threads;
+    # writing the answer is memory-bound: 1 thread writes as fast as 2 on an idle machine,
+    # and 2 spin-waiting threads slow down ~8x when another process takes a core (measured:
+    # docs/benchmarks.md, answers).
+    llm_threads: int = 1  # generation
+    llm_batch_threads: int = 2  # prompt processing
     llm_seed: int = 0  # fixed sampling seed: the same question on the same sources, same answer
     llm_repeat_penalty: float = 1.15  # a 135M model loops on one sentence without it
     answer_max_tokens: int = 200  # generated tokens at most (also capped by the model spec)
@@ -84,7 +89,8 @@ class Settings:
     citation_min_overlap: float = 0.5  # and at least this share of the sentence's words must
     #                                    be in the source (a made-up detail adds new words) ...
     citation_strong_similarity: float = 0.8  # ... unless the meaning is this close (cosine)
-    citation_min_words: int = 3  # sentences with fewer content words need no citation
+    citation_min_words: int = 3  # an extractive answer uses sentences with at least this many
+    #                              content words (shorter ones are headings and fragments)
     stream_flush_s: float = 0.05  # streamed text goes out at most this often (frames)
     # Facets (facets.py, seed 000): the LLM splits the question, each part is retrieved and
     # gets a share of answer_token_budget by importance. Off: the offline 135M model cannot

@@ -227,6 +227,7 @@ class Llm:
                 model_path=str(path),
                 n_ctx=spec.n_ctx,
                 n_threads=settings.llm_threads,
+                n_threads_batch=settings.llm_batch_threads,
                 seed=settings.llm_seed,
                 verbose=False,
             )
