@@ -325,7 +325,7 @@ class Rewind:
 
     def search(self, query: SearchQuery) -> SearchResponse:
         store = self._reader()
-        self.text_index.reload()
+        self.text_index.reload(store.seq())
         emb = self.embedder()
         with self._vec_lock:
             vectors = self._vector_index()
@@ -339,7 +339,7 @@ class Rewind:
         """The current indexes as a Searcher, for callers that rank passages themselves
         (answers, build_context: context.py). Held briefly: it locks the vectors."""
         store = self._reader()
-        self.text_index.reload()
+        self.text_index.reload(store.seq())
         emb = self.embedder()
         with self._vec_lock:
             yield Searcher(store, self.text_index, self._vector_index(),

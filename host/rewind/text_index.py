@@ -182,8 +182,14 @@ class TextIndex:
 
     # ---- reads --------------------------------------------------------------------------
 
-    def reload(self) -> None:
-        """Open the latest commit, if there is one we have not seen (reloading costs ms)."""
+    def reload(self, store_seq: int | None = None) -> None:
+        """Open the latest commit, if there is one we have not seen (reloading costs ms).
+
+        `store_seq`: the store's change sequence, when the caller has it. Loaded at that
+        sequence, nothing newer can exist: the applied-sequence file need not be read.
+        """
+        if store_seq is not None and store_seq == self._loaded_seq:
+            return
         seq = self.applied_seq()
         if seq != self._loaded_seq:
             self.index.reload()
