@@ -174,6 +174,9 @@ class TextIndex:
                 doc.add_integer("visited", int(page.last_visit))
                 writer.add_document(doc)
             writer.commit()
+            # Merges run on tantivy's threads; waiting for them leaves the files settled when
+            # this returns (a closed engine's folder can be removed or backed up at once).
+            writer.wait_merging_threads()
         except BaseException:
             writer.rollback()
             raise
