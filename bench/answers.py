@@ -340,6 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--out", type=Path, default=report.BENCH_DOC, help="the report to update")
     ap.add_argument("--no-write", action="store_true", help="only print the figures")
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="override a Settings field (e.g. answer_token_budget=300), to compare")
     ap.add_argument(
         "--dump",
         type=Path,
@@ -365,6 +367,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     llm_dir = spec_dir(models, config, llm_spec, args.model_dir, args.cache)
     base = config.Settings(default_embedding_model=args.model, llm_model=args.llm,
                            answer_top_k=TOP_K)  # fmt: skip
+    for item in args.set:
+        name, _, value = item.partition("=")
+        kind = type(getattr(base, name))  # an unknown field raises AttributeError: good
+        parsed = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+        base = dataclasses.replace(base, **{name: parsed})
     if not args.keep_domain_cap:
         base = dataclasses.replace(base, max_pages_per_domain=base.max_limit,
                                    answer_pages_per_domain=base.answer_candidates)  # fmt: skip

@@ -69,7 +69,7 @@ class Settings:
     llm_batch_threads: int = 2  # prompt processing
     llm_seed: int = 0  # fixed sampling seed: the same question on the same sources, same answer
     llm_repeat_penalty: float = 1.15  # a 135M model loops on one sentence without it
-    answer_max_tokens: int = 200  # generated tokens at most (also capped by the model spec)
+    answer_max_tokens: int = 120  # generated tokens at most (also capped by the model spec)
     answer_top_k: int = 5  # passages given to the model (seed 001)
     answer_candidates: int = 50  # passages each retriever hands to answer retrieval
     answer_passages_per_page: int = 2  # seed 001: max passages per page
@@ -77,8 +77,11 @@ class Settings:
     answer_quality_weight: float = 0.3  # score = (1 - w) relevance + w passage quality (seed 001)
     answer_min_similarity: float = 0.3  # a passage below this cosine (and no keyword hit) is
     #                                     not evidence: with none left, no model is run at all
-    answer_token_budget: int = 600  # source tokens packed for the model: prompt processing
-    #                                 dominates the first token on 2 cores (docs/benchmarks.md)
+    # Source tokens packed for the model. Reading the prompt dominates the first token on
+    # 2 cores (~310 tokens/s): 600 gave first token 1.9 s p50 and 42 % supported answers with
+    # the offline 135M model, 300 gives 0.75 s and ~30 % (docs/benchmarks.md, answers).
+    # A larger pulled model answers better from the same sources: raise it with set_settings.
+    answer_token_budget: int = 300
     tab_passages: int = 2  # best passages of the current tab added as sources
     context_token_budget: int = 1000  # build_context / `rewind context` without a budget
     context_min_trim_tokens: int = 24  # a passage is trimmed into the room left if at least

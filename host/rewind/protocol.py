@@ -502,6 +502,8 @@ def settings_schema(s: Settings) -> Obj:
             "default_limit": opt(Int(1, s.max_limit)),
             "answer_facets": opt(Bool()),
             "facet_count": opt(Int(1, 8)),
+            "answer_token_budget": opt(Int(50, s.max_token_budget)),
+            "answer_max_tokens": opt(Int(16, 2048)),
         }
     )
 
