@@ -28,15 +28,20 @@ const $ = (id) => /** @type {any} */ (document.getElementById(id));
 const HOST_FIELDS = {
   fusion: { label: "How meaning and words are combined", choices: ["adaptive", "rrf"], main: true },
   rrf_alpha: { label: "Weight of meaning over exact words (alpha)", min: 0, max: 1, step: 0.05, main: true },
-  similarity_threshold: { label: "Similarity threshold", min: 0, max: 1, step: 0.01, main: true },
-  min_similarity: { label: "Similarity threshold", min: 0, max: 1, step: 0.01, main: true },
   mmr_lambda: { label: "Relevance over variety (MMR lambda)", min: 0, max: 1, step: 0.05, main: true },
   max_pages_per_domain: { label: "Pages per site before others come first", min: 1, max: 100, step: 1, main: true },
   rrf_k: { label: "RRF k", min: 1, max: 1000, step: 1 },
-  fusion_keyword_weight: { label: "Keyword weight (adaptive fusion)", min: 0, max: 1, step: 0.05 },
-  fusion_keyword_floor: { label: "Keyword floor (adaptive fusion)", min: 0, max: 1, step: 0.05 },
   multi_passage_bonus: { label: "Bonus for several matching passages", min: 0, max: 1, step: 0.01 },
   default_limit: { label: "Results when none is asked for", min: 1, max: 100, step: 1 },
+  answer_token_budget: {
+    label: "Text of your pages given to the answering model (tokens; more: better answers, slower start)",
+    min: 50,
+    max: 32768,
+    step: 50,
+  },
+  answer_max_tokens: { label: "Longest answer (tokens)", min: 16, max: 2048, step: 8 },
+  answer_facets: { label: "Split a complex question into parts first (best with a larger model)" },
+  facet_count: { label: "Parts at most, the question included", min: 1, max: 8, step: 1 },
 };
 
 const state = {
@@ -118,6 +123,8 @@ function hostField(key, value) {
   let input;
   if (meta.choices) {
     input = h("select", { id }, ...meta.choices.map((c) => h("option", { value: c, text: c, selected: c === value })));
+  } else if (typeof value === "boolean") {
+    input = h("input", { id, type: "checkbox", checked: value });
   } else if (typeof value === "number") {
     input = h("input", {
       id,
@@ -215,7 +222,12 @@ $("save-host").addEventListener("click", () => {
   for (const [key, old] of Object.entries(state.host)) {
     const el = /** @type {HTMLInputElement|HTMLSelectElement|null} */ (document.getElementById(`host-${key}`));
     if (!el) continue;
-    const value = typeof old === "number" ? Number(el.value) : el.value;
+    const value =
+      typeof old === "boolean"
+        ? /** @type {HTMLInputElement} */ (el).checked
+        : typeof old === "number"
+          ? Number(el.value)
+          : el.value;
     if (typeof value === "number" && !Number.isFinite(value)) {
       msg("host-msg", `${HOST_FIELDS[key]?.label ?? key}: not a number.`, true);
       return;

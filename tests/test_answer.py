@@ -124,6 +124,11 @@ def test_checker_corrects_a_wrong_citation_and_flags_a_made_up_sentence(history,
     assert f"per layer [Source {graph}]." in checked.answer
 
 
+def test_a_leading_the_answer_is_is_dropped():
+    assert split_answer("The answer is: Feed it daily [Source 1].") == [("Feed it daily.", [1])]
+    assert split_answer("Answer: yes.")[0][0] == "yes."
+
+
 def test_list_markers_and_code_fences_are_not_sentences():
     text = "Do this: 1. Feed it daily [Source 1]. 2. Keep it warm.\n```bash\n- It costs 45."
     assert split_answer(text) == [

@@ -55,6 +55,7 @@ _NOT_FOUND = re.compile(
 _WORD = re.compile(r"[a-z0-9]+")
 _LIST_MARKER = re.compile(r"(?m)(?:^|(?<=[:.!?])[ \t]+)[ \t]*(?:\d{1,2}[.)]|[-*•])(?=\s)")
 _CODE_FENCE = re.compile(r"```[\w+-]*")
+_LEAD_IN = re.compile(r"^\s*(?:the\s+)?(?:short\s+)?answer(?:\s+is)?\s*:\s*", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _STOP = frozenset(
     """
@@ -97,6 +98,7 @@ def split_answer(text: str) -> list[tuple[str, list[int]]]:
     sentence before it.
     """
     text = _LIST_MARKER.sub("\n", _CODE_FENCE.sub("\n", text))  # "1." is no sentence
+    text = _LEAD_IN.sub("", text, count=1)  # "The answer is: It does." -> "It does."
     out: list[list[Any]] = []
     for piece in re.split(r"(?<=[.!?])\s+|\n+", text):
         if not piece.strip():
