@@ -167,7 +167,7 @@ def cmd_test(args: argparse.Namespace) -> None:
         cmd_build(args)
 
     say("ruff")
-    run([PY, "-m", "ruff", "check", "host", "tests", "bench", "build.py"], cwd=ROOT)
+    run([PY, "-m", "ruff", "check", "host", "tests", "bench", "demo", "build.py"], cwd=ROOT)
 
     if have_node and (EXT_SRC / "test").is_dir():
         say("extension unit tests (node --test)")

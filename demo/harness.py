@@ -11,6 +11,7 @@ wait a fixed time for something that can be polled.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -265,8 +266,25 @@ class RewindBrowser:
         return live[-1] if live else None
 
     def worker(self, timeout: float = 30) -> Any:
-        """The extension's running service worker (waits for it to start)."""
-        return wait_until(self._live_worker, timeout, "the extension's service worker")
+        """The extension's running service worker (waits for it to start).
+
+        Waits in Playwright's own wait_for_event, not in time.sleep: the sync API delivers
+        events ("serviceworker", "close") only while one of its calls runs, so a sleeping
+        poll would never see a worker that registers after launch.
+        """
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        deadline = time.monotonic() + timeout
+        while True:
+            live = self._live_worker()
+            if live:
+                return live
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(
+                    f"gave up after {timeout:.0f} s waiting for the extension's service worker")
+            with contextlib.suppress(PlaywrightTimeout):
+                self.ctx.wait_for_event("serviceworker", timeout=min(left, 1.0) * 1000)
 
     def evaluate(self, expression: str, arg: Any = None) -> Any:
         """Run JavaScript in the worker (its test hooks are on globalThis.__rewind)."""
