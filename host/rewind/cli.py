@@ -19,6 +19,7 @@ from pathlib import Path
 from . import __version__, config, models
 from .config import Settings
 from .errors import Code, RewindError
+from .humanize import ago, duration
 
 INDEXABLE = (".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".text", ".rst")
 
@@ -36,20 +37,6 @@ def parse_when(value: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{value!r} is not a date: use YYYY-MM-DD, an ISO time, or 7d / 24h / 90m") from None
-
-
-def ago(ts: float) -> str:
-    s = max(0, time.time() - ts)
-    for unit, size in (("year", 365 * 86400), ("month", 30 * 86400), ("week", 7 * 86400),
-                       ("day", 86400), ("hour", 3600), ("minute", 60)):
-        if s >= size:
-            n = int(s // size)
-            return f"{n} {unit}{'s' if n > 1 else ''} ago"
-    return "just now"
-
-
-def duration(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
 class Progress:

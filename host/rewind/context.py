@@ -28,6 +28,7 @@ from .chunker import chunk_blocks
 from .config import Settings
 from .errors import RewindError
 from .extract import text_document
+from .humanize import ago, duration
 from .llm import Tokenizer, neutralise
 from .search import fuse_adaptive, fuse_rrf
 
@@ -365,26 +366,6 @@ class BuiltContext:
         }
 
 
-def _ago(ts: float, now: float) -> str:
-    s = max(0.0, now - ts)
-    for unit, size in (
-        ("year", 365 * 86400),
-        ("month", 30 * 86400),
-        ("week", 7 * 86400),
-        ("day", 86400),
-        ("hour", 3600),
-        ("minute", 60),
-    ):
-        if s >= size:
-            n = int(s // size)
-            return f"{n} {unit}{'s' if n > 1 else ''} ago"
-    return "just now"
-
-
-def _minutes(dwell: float) -> str:
-    return f"{dwell / 60:.0f} min" if dwell >= 90 else f"{dwell:.0f} s"
-
-
 def clean(text: str) -> str:
     """Page text as data: no fence markers, no forged source labels, no template tokens."""
     text = text.replace(FENCE_OPEN, "‹‹‹").replace(FENCE_CLOSE, "›››")
@@ -404,8 +385,8 @@ def header(n: int, ev: Evidence, now: float) -> str:
             when = datetime.fromtimestamp(ev.visited_at).strftime("%Y-%m-%d")
             visits = f"{ev.visit_count} visit{'s' if ev.visit_count != 1 else ''}"
             lines.append(
-                f"Visited: {when} ({_ago(ev.visited_at, now)}), {visits}, "
-                f"read {_minutes(ev.dwell_s)}"
+                f"Visited: {when} ({ago(ev.visited_at, now)}), {visits}, "
+                f"read {duration(ev.dwell_s)}"
             )
     return "\n".join(lines) + "\n" + FENCE_OPEN + "\n"
 
