@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 from site_pages import write_site
 
 from demo.harness import (
@@ -25,6 +26,8 @@ from demo.harness import (
     build_extension,
     find_chromium,
 )
+
+UI_TIMEOUT_MS = 30_000  # the extension's pages, waiting for the host
 
 
 def missing(what: str) -> None:
@@ -107,3 +110,12 @@ def launch(
     yield _launch
     for browser in opened:
         browser.close()
+
+
+@pytest.fixture
+def panel(browser: RewindBrowser):
+    """The side panel of the module's `browser`, open and connected to the host."""
+    page = browser.extension_page("sidepanel.html")
+    expect(page.locator("#status-text")).to_contain_text("Connected", timeout=UI_TIMEOUT_MS)
+    yield page
+    page.close()

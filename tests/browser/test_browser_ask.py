@@ -63,14 +63,6 @@ def browser(launch, site, llm_dir: Path) -> RewindBrowser:
     return b
 
 
-@pytest.fixture
-def panel(browser: RewindBrowser):
-    page = browser.extension_page("sidepanel.html")
-    expect(page.locator("#status-text")).to_contain_text("Connected", timeout=UI_TIMEOUT_MS)
-    yield page
-    page.close()
-
-
 def start_asking(panel, question: str) -> None:
     """Type a question and press Ask, as a person does (the answer then streams in)."""
     panel.evaluate(WATCH_ANSWER)

@@ -42,14 +42,6 @@ def browser(launch, site, docs_url) -> RewindBrowser:
     return b
 
 
-@pytest.fixture
-def panel(browser: RewindBrowser):
-    page = browser.extension_page("sidepanel.html")
-    expect(page.locator("#status-text")).to_contain_text("Connected", timeout=UI_TIMEOUT_MS)
-    yield page
-    page.close()
-
-
 def search(panel, query: str) -> None:
     """Type into the search box as a person does (the panel debounces, then searches)."""
     box = panel.locator("#q")
