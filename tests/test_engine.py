@@ -208,3 +208,10 @@ def test_reindex_rebuilds_a_lost_text_index(tmp_path, embedder, model_dir):
     ro = Rewind.open(data, Settings(), writer=False, embedder=embedder, model_dir=model_dir)
     assert next(c for c in ro.doctor() if c.name == "text index").ok
     ro.close()
+
+
+def test_doctor_names_the_answering_model_or_its_absence(tmp_path, embedder):
+    with Rewind.open(tmp_path / "data", Settings(), embedder=embedder,
+                     model_dir=tmp_path / "no-models") as eng:
+        check = next(c for c in eng.doctor() if c.name == "language model")
+    assert check.ok and "extracts" in check.detail

@@ -379,6 +379,21 @@ class Rewind:
             "data_dir": str(self.data_dir),
         }
 
+    def _language_model_check(self) -> Check:
+        """The model answers would use. None installed is not a failure (answers are then
+        extracts of the pages); a named one missing, or a damaged one, is."""
+        from . import llm  # llama-cpp-python itself is not imported for this
+
+        try:
+            spec = llm.choose_spec(self.settings, self.model_dir)
+        except RewindError as exc:
+            return Check("language model", False, exc.message, exc.hint)
+        if spec is None:
+            return Check("language model", True, "none installed: answers are extracts of "
+                         f"your pages ({llm.INSTALL_HINT})")
+        st = models.status(spec, self.model_dir, verify=True)
+        return Check(f"model {spec.name}", st.installed, st.summary, st.hint)
+
     def doctor(self) -> list[Check]:
         checks: list[Check] = []
         store = self._reader()
@@ -393,6 +408,8 @@ class Rewind:
             checks.append(Check(f"model {name}", st.installed, st.summary, st.hint))
         except RewindError as exc:
             checks.append(Check(f"model {name}", False, exc.message, exc.hint))
+
+        checks.append(self._language_model_check())
 
         seq, applied = store.seq(), self.text_index.applied_seq()
         db_ids = store.passage_ids()
