@@ -105,6 +105,8 @@ class Run:
     first_ask_wall_ms: float = 0.0
     context: list[ContextRow] = field(default_factory=list)
     tokenizer: str = ""
+    # Questions whose answer was left out of the store: "couldn't find" is the right reply.
+    held_out: dict[str, list[AskRow]] = field(default_factory=lambda: {k: [] for k in KINDS})
 
 
 def _import_answer() -> Any:
@@ -190,6 +192,26 @@ def run_contexts(answerer: Any, questions: Sequence[data.FaqPair], budgets: Sequ
             took = (time.perf_counter() - t0) * 1000
             out.context.append(ContextRow(b, took, built.retrieval_ms, built.total_tokens,
                                           tok.count(built.text), len(built.items)))  # fmt: skip
+
+
+def run_held_out(answerer: Any, questions: Sequence[data.FaqPair], url_doc: dict[str, str],
+                 answer_mod: Any, out: Run) -> None:  # fmt: skip
+    """Each question with the LLM and extractively, over a store that lacks its answer."""
+    for i, p in enumerate(questions):
+        for kind in KINDS if i % 2 == 0 else KINDS[::-1]:
+            res = answerer.ask(p.question, extractive=kind == "extractive")
+            out.held_out[kind].append(ask_row(res, kind, p, url_doc, answer_mod))
+
+
+def held_out_rows(run: Run) -> list[list[str]]:
+    def row(label: str, pred: Callable[[AskRow], bool]) -> list[str]:
+        return [label, *(_share(sum(map(pred, run.held_out[k])), len(run.held_out[k]))
+                         for k in KINDS)]  # fmt: skip
+
+    return [
+        row('"couldn\'t find" (right: the answer is not in the store)', lambda r: r.could_not_find),
+        row("answered anyway (the checker found support in other pages)", lambda r: r.supported),
+    ]
 
 
 # ----------------------------------------------------------------------------- reporting
@@ -338,6 +360,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="keep the engine's per-domain caps (see the docstring)",
     )
+    ap.add_argument(
+        "--held-out",
+        type=int,
+        default=30,
+        help="FAQ questions asked of a store without their answers (0: skip)",
+    )
     ap.add_argument("--out", type=Path, default=report.BENCH_DOC, help="the report to update")
     ap.add_argument("--no-write", action="store_true", help="only print the figures")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
@@ -406,8 +434,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             t_ctx = time.perf_counter()
             run_contexts(answerer, ctx_qs, args.budgets, run)
             ctx_s = time.perf_counter() - t_ctx
-            load_after = report.load_average()
             answerer.close()
+
+        held = [p for p in kept if p.doc_id not in asked_ids and p.question != warm_up]
+        held = [held[i] for i in spread(len(held), args.held_out)] if args.held_out else []
+        if held:
+            held_ids = {p.doc_id for p in held}
+            url_doc_h, _, _, _ = build_store(
+                engine_mod, Path(tmp) / "held-out", base, embedder, emb_dir,
+                [p for p in pairs if p.doc_id not in held_ids],
+                visited_at=time.time() - VISITED_DAYS_AGO * 86400)  # fmt: skip
+            with engine_mod.Rewind.open(Path(tmp) / "held-out", base, writer=False,
+                                        embedder=embedder, model_dir=emb_dir) as eng:  # fmt: skip
+                answerer = answer_mod.Answerer(eng, model_dir=llm_dir)
+                run_held_out(answerer, held, url_doc_h, answer_mod, run)
+                answerer.close()
+            progress(f"asked {len(held)} questions whose answers were left out")
+        load_after = report.load_average()
 
     over = sum(r.over for r in run.context)
     llm_name = next((r.model for r in run.rows["llm"] if r.model), args.llm)
@@ -471,6 +514,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         report.table(["measure", f"LLM ({llm_name})", "extractive"], quality_rows(run)),
     ]  # fmt: skip
+    if run.held_out["llm"]:
+        n_held = len(run.held_out["llm"])
+        lines += [
+            "",
+            "### Questions the history cannot answer",
+            "",
+            f"{n_held} other FAQ questions, asked of a second store holding every FAQ answer "
+            "except theirs: the pages nearest in topic are there, the answer is not, so \"I "
+            "couldn't find that in your history\" is the right reply.",
+            "",
+            report.table(["measure", f"LLM ({llm_name})", "extractive"], held_out_rows(run)),
+        ]
     body = "\n".join(lines)
     print(body)
     if not args.no_write:

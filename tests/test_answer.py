@@ -220,6 +220,17 @@ def test_no_llm_gives_an_extractive_cited_answer(history, tmp_path):
     assert any(s["url"] == SOURDOUGH for s in result.sources)
 
 
+def test_no_llm_and_only_near_topic_pages_is_could_not_find(history, tmp_path):
+    # The sourdough page is the nearest (cosine ~0.4), but says nothing of Paris bakeries:
+    # without a model to judge, extracts of it would pass for an answer.
+    result = Answerer(history, model_dir=tmp_path).ask(
+        "Which bakery sells the best sourdough bread in Paris?"
+    )
+    assert result.model is None and not result.supported
+    assert result.answer.startswith(COULD_NOT_FIND) and "The closest pages:" in result.answer
+    assert any(s["url"] == SOURDOUGH for s in result.sources)
+
+
 def test_the_current_tab_is_a_source(history, tmp_path):
     tab = TabContext(
         "Trains to Sintra leave from Rossio station every 20 minutes. The trip "

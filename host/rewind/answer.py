@@ -364,6 +364,15 @@ def extract_answer(
     return " ".join(with_citations(cands[i][1], [cands[i][0]]) for i in picked)
 
 
+def _confident(sources: Sequence[Source], threshold: float | None) -> bool:
+    """Whether some packed passage is as close to the question as the embedding model's
+    high-confidence cosine (always, when cosines are unknown: keyword-only evidence)."""
+    if threshold is None:
+        return True
+    sims = [p.similarity for s in sources for p in s.passages if p.similarity is not None]
+    return not sims or max(sims) >= threshold
+
+
 # ---- asking -------------------------------------------------------------------------------
 
 
@@ -614,6 +623,13 @@ class Answerer:
             timings["first_token_ms"] = ms(first)
             timings["generation_ms"] = round((time.perf_counter() - t_gen) * 1000, 1)
         else:
+            if not _confident(built.sources, found.confident_similarity):
+                # No model to judge whether the passages answer: only near-topic passages
+                # (bench/answers.py, held-out questions) get "couldn't find", not extracts.
+                text = could_not_find(built.sources)
+                if on_chunk:
+                    on_chunk(text)
+                return result(text, False, None, "")
             raw = extract_answer(question, built.sources, embed, found.query_vector, s)
             timings["first_token_ms"] = ms(time.perf_counter())
             if on_chunk and raw:

@@ -73,6 +73,9 @@ class Retrieval:
     took_ms: float
     query_vector: np.ndarray | None
     notice: str | None = None
+    # The embedding model's "high confidence" cosine (its spec): evidence below it is only
+    # near the question's topic, not likely to hold the answer.
+    confident_similarity: float | None = None
 
 
 @dataclass
@@ -270,6 +273,7 @@ def retrieve(
     t0 = time.perf_counter()
     with engine.searcher() as searcher:
         history, qvec, notice = history_evidence(searcher, query, settings, k)
+        confident = searcher.thresholds.high if qvec is not None else None
     if provided is not None and provided.text.strip():
         emb = engine.embedder()
         n = settings.tab_passages if provided.kind == "tab" else k
@@ -283,7 +287,7 @@ def retrieve(
                 same = provided.url
             history = [e for e in history if e.url not in (same, provided.url)]
         history = interleave(extra, history)
-    return Retrieval(history, (time.perf_counter() - t0) * 1000, qvec, notice)
+    return Retrieval(history, (time.perf_counter() - t0) * 1000, qvec, notice, confident)
 
 
 # ---- packing ------------------------------------------------------------------------------
