@@ -131,13 +131,22 @@ def register_host() -> None:
     run([PY, "-m", "rewind.register", "install"], env=venv_env())
 
 
+def how_to_load(ext: Path | None) -> None:
+    """What a person does next in their own browser (the journey after install)."""
+    if ext is None:
+        return
+    say("to use Rewind in your browser: open chrome://extensions (or edge://, brave://...), "
+        f"turn on Developer mode, choose 'Load unpacked' and pick {ext}. The helper is "
+        "registered already; the popup then says 'Connected'. Check with .venv/bin/rewind doctor")
+
+
 def cmd_install(args: argparse.Namespace) -> None:
     install_python("llm,test" if args.tests else "llm")
     install_models()
-    if install_node_deps():
-        cmd_build(args)
+    ext = cmd_build(args) if install_node_deps() else None
     register_host()
     say("installed. Try: .venv/bin/rewind doctor")
+    how_to_load(ext)
 
 
 # ---- build ------------------------------------------------------------------------------
@@ -195,6 +204,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
     have_chromium = install_chromium()
     have_node = install_node_deps()
     ext = cmd_build(args) if have_node else None
+    register_host()  # for the person's own browsers too: the demo's browser has its own
     # bench/data.py fetches the docs once (apt-get download); it runs in the venv.
     say("the Python documentation (Debian's python3.11-doc) as the pages to read")
     html = Path(run([PY, "-c", "from bench.data import python_docs; print(python_docs())"],
@@ -210,6 +220,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
         if args.headed:
             cmd.append("--headed")
         run(cmd, cwd=ROOT, env=venv_env())
+        how_to_load(ext)
         return
 
     say("no Chromium or Node.js here, so no browser: the same job from the command line")
