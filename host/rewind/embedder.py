@@ -109,21 +109,7 @@ class OnnxEmbedder:
         self._cache = _QueryCache(settings.query_cache_size)
         self._run_lock = threading.Lock()  # one inference at a time: threads share 2 cores
 
-        st = models.status(spec, model_dir)
-        if st.mismatched:
-            raise RewindError(
-                Code.MODEL_INVALID,
-                f"The embedding model {spec.name} is damaged: {', '.join(st.mismatched)} "
-                f"in {st.path} do not match their checksums.",
-                st.hint,
-            )
-        if st.missing:
-            raise RewindError(
-                Code.MODEL_MISSING,
-                f"The embedding model {spec.name} is not installed: "
-                f"{', '.join(st.missing)} missing in {st.path}.",
-                st.hint,
-            )
+        st = models.require_installed(spec, model_dir)
         self._tok = self._load_tokenizer(st.path / "tokenizer.json")
         self._session = self._load_session(st.path / "model.onnx", settings)
         self._special = len(self._tok.encode("").ids)  # e.g. [CLS] [SEP]

@@ -105,20 +105,7 @@ def choose_spec(settings: Settings, model_dir: Path) -> LlmSpec | None:
 
 
 def gguf_path(spec: LlmSpec, model_dir: Path) -> Path:
-    st = models.status(spec, model_dir)
-    if st.mismatched:
-        raise RewindError(
-            Code.MODEL_INVALID,
-            f"The language model {spec.name} is damaged: {', '.join(st.mismatched)} in "
-            f"{st.path} do not match their checksums.",
-            st.hint,
-        )
-    if st.missing:
-        raise RewindError(
-            Code.MODEL_MISSING,
-            f"The language model {spec.name} is not installed in {st.path}.",
-            st.hint,
-        )
+    st = models.require_installed(spec, model_dir)
     names = [f.name for f in spec.files if f.name.endswith(".gguf")]
     if not names:
         raise RewindError(

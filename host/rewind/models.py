@@ -276,6 +276,28 @@ def _file_state(dest: Path, f: FileSpec, marker: dict[str, Any], verify: bool) -
     return FileState.OK
 
 
+def require_installed(spec: Spec, model_dir: Path) -> ModelStatus:
+    """The model's status if all its files are present and not known to be damaged; else
+    MODEL_INVALID (a checksum mismatch) or MODEL_MISSING, each saying how to fix it."""
+    st = status(spec, model_dir)
+    what = "language model" if isinstance(spec, LlmSpec) else "embedding model"
+    if st.mismatched:
+        raise RewindError(
+            Code.MODEL_INVALID,
+            f"The {what} {spec.name} is damaged: {', '.join(st.mismatched)} in {st.path} "
+            "do not match their checksums.",
+            st.hint,
+        )
+    if st.missing:
+        raise RewindError(
+            Code.MODEL_MISSING,
+            f"The {what} {spec.name} is not installed: {', '.join(st.missing)} missing in "
+            f"{st.path}.",
+            st.hint,
+        )
+    return st
+
+
 def status(spec: Spec, model_dir: Path, verify: bool = False) -> ModelStatus:
     """Which files are present, missing or wrong; `verify=True` hashes them (slow)."""
     dest = model_path(spec, model_dir)
