@@ -119,3 +119,20 @@ def panel(browser: RewindBrowser):
     expect(page.locator("#status-text")).to_contain_text("Connected", timeout=UI_TIMEOUT_MS)
     yield page
     page.close()
+
+
+@pytest.fixture
+def script_effects(panel) -> Callable[[], list[str]]:
+    """Watches the side panel for what page text must never do there: open a dialog, or
+    trip the content security policy (a script or markup that got in). Call it for the
+    list of what happened (empty: page text stayed inert)."""
+    dialogs: list[str] = []
+    panel.on("dialog", lambda d: (dialogs.append(f"dialog {d.message}"), d.dismiss()))
+    panel.evaluate(
+        """() => {
+            window.__violations = [];
+            document.addEventListener("securitypolicyviolation",
+                e => window.__violations.push(`${e.violatedDirective} ${e.sample}`));
+        }"""
+    )
+    return lambda: [*dialogs, *panel.evaluate("() => window.__violations")]

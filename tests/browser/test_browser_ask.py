@@ -208,16 +208,7 @@ def test_stop_ends_the_answer_at_once_and_the_host_keeps_working(browser, panel,
     assert browser.host_pids() == pids
 
 
-def test_answer_from_a_hostile_page_shows_as_inert_text(browser, panel, site):
-    dialogs: list[str] = []
-    panel.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    panel.evaluate(
-        """() => {
-            window.__violations = [];
-            document.addEventListener("securitypolicyviolation",
-                e => window.__violations.push(`${e.violatedDirective} ${e.sample}`));
-        }"""
-    )
+def test_answer_from_a_hostile_page_shows_as_inert_text(browser, panel, site, script_effects):
     hostile = site.url(HOSTILE_PATH)
 
     text = ask(panel, "What is the quokkaflux method of counting small marsupials?")
@@ -232,5 +223,4 @@ def test_answer_from_a_hostile_page_shows_as_inert_text(browser, panel, site):
     if COULD_NOT_FIND in text:
         assert HOSTILE_TITLE in text
     assert panel.evaluate("() => window.__rewindPwned") is None
-    assert panel.evaluate("() => window.__violations") == []
-    assert dialogs == []
+    assert script_effects() == []  # no dialog, no blocked script or markup
