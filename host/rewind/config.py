@@ -78,8 +78,8 @@ class Settings:
     answer_min_similarity: float = 0.3  # a passage below this cosine (and no keyword hit) is
     #                                     not evidence: with none left, no model is run at all
     # Source tokens packed for the model. Reading the prompt dominates the first token on
-    # 2 cores (~310 tokens/s): 600 gave first token 1.9 s p50 and 42 % supported answers with
-    # the offline 135M model, 300 gives 0.75 s and ~30 % (docs/benchmarks.md, answers).
+    # 2 cores (~310 tokens/s): with the offline 135M model, 600 gave first token 1.9 s p50
+    # and 42 % supported answers, 300 gave 0.75 s and 28 % (same prompt; docs/benchmarks.md).
     # A larger pulled model answers better from the same sources: raise it with set_settings.
     answer_token_budget: int = 300
     tab_passages: int = 2  # best passages of the current tab added as sources
