@@ -316,8 +316,10 @@ def cmd_context(args: argparse.Namespace) -> int:
         print(json.dumps(built.to_dict(), ensure_ascii=False))
         return 0
     print(built.text)
-    print(f"({built.total_tokens} of {built.budget} tokens, {len(built.items)} passages from "
-          f"{len(built.sources)} sources, counted with {built.tokenizer}; "
+    n_items, n_sources = len(built.items), len(built.sources)
+    print(f"({built.total_tokens} of {built.budget} tokens, {n_items} passage"
+          f"{'s' if n_items != 1 else ''} from {n_sources} source"
+          f"{'s' if n_sources != 1 else ''}, counted with {built.tokenizer}; "
           f"{built.took_ms:.0f} ms)", file=sys.stderr)
     return 0
 
