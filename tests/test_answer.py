@@ -8,19 +8,14 @@ scripted stand-in for the model is used only where a test needs exact model outp
 
 from __future__ import annotations
 
-import json
-import os
-import queue
 import re
-import struct
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from answer_fixtures import PAGES, open_history
+from host_process import HostProcess
 from rewind import llm, models
 from rewind.answer import (
     COULD_NOT_FIND,
@@ -35,7 +30,6 @@ from rewind.context import TabContext, pack, retrieve
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = "smollm2-135m-instruct-q4_1"
-ORIGIN = "chrome-extension://abcdefghijklmnopabcdefghijklmnop/"
 SOURDOUGH, HNSW, TRAM = PAGES[0]["url"], PAGES[1]["url"], PAGES[2]["url"]
 
 
@@ -307,68 +301,18 @@ def test_cancel_stops_an_answer_within_a_second(answerer):
 # ---- through the host, as the browser sees it ---------------------------------------------
 
 
-class Host:
-    def __init__(self, data_dir: Path, model_dir: Path, tmp: Path) -> None:
-        env = dict(
-            os.environ,
-            PYTHONPATH=str(ROOT / "host"),
-            REWIND_DATA_DIR=str(data_dir),
-            REWIND_MODEL_DIR=str(model_dir),
-            REWIND_ALLOWED_ORIGINS=ORIGIN,
-        )
-        self.err = open(tmp / "host-stderr.txt", "wb")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rewind", "serve", ORIGIN],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.err,
-            env=env,
-        )
-        self.frames: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        while len(head := self.proc.stdout.read(4)) == 4:
-            (n,) = struct.unpack("=I", head)
-            self.frames.put((n + 4, json.loads(self.proc.stdout.read(n))))
-        self.frames.put(None)
-
-    def send(self, **msg) -> None:
-        data = json.dumps(msg).encode()
-        self.proc.stdin.write(struct.pack("=I", len(data)) + data)
-        self.proc.stdin.flush()
-
-    def until_done(self, req_id, timeout: float = 600) -> list[dict]:
-        got = []
-        while True:
-            item = self.frames.get(timeout=timeout)
-            assert item is not None, "the host closed its output"
-            size, frame = item
-            assert size <= 1_048_576
-            if frame["id"] == req_id:
-                got.append(frame)
-                if frame["done"]:
-                    return got
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(10)
-        self.err.close()
-
-
 @pytest.fixture
 def host(tmp_path, embedder, llm_dir):
     open_history(tmp_path / "data", embedder, llm_dir).close()
-    h = Host(tmp_path / "data", llm_dir, tmp_path)
-    h.send(id=0, type="hello", profile="default")
-    assert h.until_done(0)[0]["ok"]
+    h = HostProcess(tmp_path, model_dir=llm_dir)
+    h.hello()
     yield h
-    h.close()
+    h.stop()  # also checks that no frame was over 1 MiB
 
 
 def test_streamed_answer_arrives_in_order_and_ends_with_its_sources(host):
-    host.send(id=1, type="ask", question="How often should I feed a sourdough starter?")
-    frames = host.until_done(1)
+    rid = host.send("ask", question="How often should I feed a sourdough starter?")
+    frames = host.replies(rid, timeout=600)
     *parts, final = frames
     assert parts, "no chunk frames before the final one"
     assert all(set(f) == {"id", "ok", "done", "chunk"} and f["done"] is False for f in parts)
@@ -381,23 +325,22 @@ def test_streamed_answer_arrives_in_order_and_ends_with_its_sources(host):
     assert {"retrieval_ms", "first_token_ms", "total_ms"} <= set(final["timings"])
     assert final["model"] == LLM
 
-    host.send(id=2, type="build_context", query="tram 28 Lisbon", token_budget=120)
-    (built,) = host.until_done(2)
+    (built,) = host.replies(host.send("build_context", query="tram 28 Lisbon", token_budget=120))
     assert built["ok"] and 0 < built["total_tokens"] <= 120 and built["tokenizer"] == LLM
     assert TRAM in built["context"]
 
 
 def test_cancel_through_the_host(host):
-    host.send(id=3, type="ask", question="Tell me everything about trams and starters.")
+    rid = host.send("ask", question="Tell me everything about trams and starters.")
     first = None
     deadline = time.monotonic() + 300
     while first is None and time.monotonic() < deadline:
-        size, frame = host.frames.get(timeout=300)
-        if frame["id"] == 3:
+        frame = host.next_frame(timeout=300)
+        if frame["id"] == rid:
             first = frame
     assert first is not None and first["done"] is False
     t0 = time.monotonic()
-    host.send(id=4, type="cancel", target_id=3)
-    frames = host.until_done(3, timeout=5)
+    host.send("cancel", target_id=rid)
+    frames = host.replies(rid, timeout=5)
     assert time.monotonic() - t0 < 1.0
     assert frames[-1]["ok"] is False and frames[-1]["error"]["code"] == "cancelled"
