@@ -29,7 +29,16 @@ import numpy as np
 
 from . import config, facets, llm
 from .config import Settings
-from .context import BuiltContext, Source, TabContext, pack, retrieve, sentences
+from .context import (
+    SENTENCE_BREAK,
+    BuiltContext,
+    Source,
+    TabContext,
+    pack,
+    retrieve,
+    sentences,
+    words,
+)
 from .errors import Code, RewindError
 
 COULD_NOT_FIND = "I couldn't find that in your history."
@@ -56,7 +65,6 @@ _NOT_FOUND = re.compile(
     r"(?:don'?t|do not) (?:know|have)|no information",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[a-z0-9]+")
 _LIST_MARKER = re.compile(r"(?m)(?:^|(?<=[:.!?])[ \t]+)[ \t]*(?:\d{1,2}[.)]|[-*•])(?=\s)")
 _CODE_FENCE = re.compile(r"```[\w+-]*")
 _LEAD_IN = re.compile(r"^\s*(?:the\s+)?(?:short\s+)?answer(?:\s+is)?\s*:\s*", re.IGNORECASE)
@@ -83,7 +91,7 @@ def _stem(w: str) -> str:
 def content_words(text: str) -> set[str]:
     return {
         _stem(w)
-        for w in _WORD.findall(text.lower())
+        for w in words(text)
         if w not in _STOP and (len(w) > 1 or w.isdigit())
     }
 
@@ -104,14 +112,14 @@ def split_answer(text: str) -> list[tuple[str, list[int]]]:
     text = _LIST_MARKER.sub("\n", _CODE_FENCE.sub("\n", text))  # "1." is no sentence
     text = _LEAD_IN.sub("", text, count=1)  # "The answer is: It does." -> "It does."
     out: list[list[Any]] = []
-    for piece in re.split(r"(?<=[.!?])\s+|\n+", text):
+    for piece in SENTENCE_BREAK.split(text):
         if not piece.strip():
             continue
         cites = cited_numbers(piece)
         body = CITE.sub("", piece)
         body = re.sub(r"\s+([.,;:!?])", r"\1", body)
         body = re.sub(r"\s{2,}", " ", body).strip()
-        if not _WORD.search(body.lower()):
+        if not words(body):
             if out:
                 out[-1][1] += cites
             continue
@@ -127,7 +135,7 @@ class RepeatGuard:
         self._done = 0
 
     def __call__(self, text: str) -> bool:
-        complete = re.split(r"(?<=[.!?])\s+|\n+", text)[:-1]
+        complete = SENTENCE_BREAK.split(text)[:-1]
         for piece in complete[self._done :]:
             key = frozenset(content_words(CITE.sub("", piece)))
             if len(key) >= 2 and key in self._seen:
@@ -257,11 +265,11 @@ def check_answer(
         if i not in claims:
             checks.append(SentenceCheck(body, cited, [], "no_claim", 0.0, None))
             continue
-        words = content_words(body) - asked or content_words(body)
+        claimed = key - asked or key  # what it adds to the question (all, if nothing)
         numbers = set(_NUMBER.findall(body))
         support: dict[int, float] = {}
         for n in by_n:
-            overlap = len(words & src_words[n]) / len(words)
+            overlap = len(claimed & src_words[n]) / len(claimed)
             vec = claim_vecs.get(i)
             cos = float(np.max(src_vecs[n] @ vec)) if vec is not None and n in src_vecs else None
             score = overlap if cos is None else (1 - w) * max(0.0, cos) + w * overlap

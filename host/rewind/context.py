@@ -35,7 +35,7 @@ from .search import fuse_adaptive, fuse_rrf
 FENCE_OPEN = "<<<"
 FENCE_CLOSE = ">>>"
 PASSAGE_BREAK = "\n…\n"  # between two passages of one source
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")  # also answer.py's
 _WORD = re.compile(r"[a-z0-9]+")
 _FORGED_LABEL = re.compile(r"\[(\s*sources?\s*\d)", re.IGNORECASE)
 
@@ -396,7 +396,7 @@ def header(n: int, ev: Evidence, now: float) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    return [s.strip() for s in SENTENCE_BREAK.split(text) if s and s.strip()]
 
 
 def trim(text: str, room: int, query: str, tok: Tokenizer) -> str:
