@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -64,9 +65,14 @@ class Prepared:
     dwell_s: float
 
 
+# C0 and C1 control characters but tab, newline and carriage return: page text never needs
+# them, and printed by the CLI an escape sequence would drive the person's terminal.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def _clean(text: str) -> str:
-    # Lone surrogates cannot be stored as UTF-8; NULs have no business in text.
-    return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8").strip()
+    # Lone surrogates cannot be stored as UTF-8; control characters have no business in text.
+    return _CONTROLS.sub(" ", text).encode("utf-8", "replace").decode("utf-8").strip()
 
 
 def _number(value: object, name: str, *, minimum: float = 0.0) -> float:
