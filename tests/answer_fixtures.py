@@ -108,3 +108,19 @@ def open_history(directory, embedder, model_dir):
     eng = Rewind.open(directory, Settings(), embedder=embedder, model_dir=model_dir)
     index_pages(eng)
     return eng
+
+
+SOURDOUGH, HNSW, TRAM = (page["url"] for page in PAGES[:3])
+
+
+def sources_for(history, query: str):
+    """The sources a question would be answered from (5 passages, packed into 800 words)."""
+    from rewind import llm
+    from rewind.context import pack, retrieve
+
+    found = retrieve(history, query, history.settings, k=5)
+    return pack(found.evidence, 800, llm.WordTokenizer(), query, history.settings).sources
+
+
+def number_of(sources, url: str) -> int:
+    return next(s.n for s in sources if s.url == url)

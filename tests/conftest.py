@@ -87,3 +87,13 @@ def python_docs() -> Path:
     except EvalDataError as exc:
         _missing(f"the Python documentation could not be fetched: {exc}")
         raise
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory, embedder, model_dir):
+    """A small real history (answer_fixtures.PAGES) embedded with the real model."""
+    from answer_fixtures import open_history
+
+    eng = open_history(tmp_path_factory.mktemp("history"), embedder, model_dir)
+    yield eng
+    eng.close()

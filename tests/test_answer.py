@@ -14,30 +14,18 @@ import time
 from pathlib import Path
 
 import pytest
-from answer_fixtures import PAGES, open_history
+from answer_fixtures import SOURDOUGH, TRAM, open_history
 from host_process import HostProcess
 from rewind import llm, models
 from rewind.answer import (
     COULD_NOT_FIND,
     Answerer,
     Coalescer,
-    check_answer,
-    drop_fragment,
-    split_answer,
-    with_citations,
 )
-from rewind.context import TabContext, pack, retrieve
+from rewind.context import TabContext
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = "smollm2-135m-instruct-q4_1"
-SOURDOUGH, HNSW, TRAM = PAGES[0]["url"], PAGES[1]["url"], PAGES[2]["url"]
-
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory, embedder, model_dir):
-    eng = open_history(tmp_path_factory.mktemp("hist"), embedder, model_dir)
-    yield eng
-    eng.close()
 
 
 @pytest.fixture(scope="module")
@@ -69,106 +57,7 @@ class ScriptedLlm:
             yield piece
 
 
-def sources_for(history, query: str):
-    found = retrieve(history, query, history.settings, k=5)
-    return pack(found.evidence, 800, llm.WordTokenizer(), query, history.settings).sources
-
-
-def number_of(sources, url: str) -> int:
-    return next(s.n for s in sources if s.url == url)
-
-
-# ---- the checker --------------------------------------------------------------------------
-
-
-def test_split_and_place_citations():
-    parts = split_answer(
-        "It is a lock [Source 1]. It runs one thread. [Sources 1 and 2]\nUse processes (Source 3)!"
-    )
-    assert parts == [
-        ("It is a lock.", [1]),
-        ("It runs one thread.", [1, 2]),
-        ("Use processes!", [3]),
-    ]
-    assert with_citations("It is a lock.", [1, 2]) == "It is a lock [Source 1] [Source 2]."
-    assert with_citations("No stop", [4]) == "No stop [Source 4]."
-    assert drop_fragment("One. Two is cut") == "One."
-    assert drop_fragment("One. Two [Source 1]") == "One. Two [Source 1]"
-
-
-def test_checker_corrects_a_wrong_citation_and_flags_a_made_up_sentence(history, embedder):
-    sources = sources_for(history, "sourdough starter feeding and HNSW neighbour pruning")
-    bread, graph = number_of(sources, SOURDOUGH), number_of(sources, HNSW)
-    planted = (
-        f"Feed the starter once a day with equal weights of flour and water "
-        f"[Source {graph}]. The starter was invented in Paris in 1850 by a famous "
-        f"baker [Source {bread}]. HNSW keeps at most M neighbours per layer. "
-        "Sourdough starters are made from rye flour and apple juice."
-    )
-    checked = check_answer(planted, sources, embedder.embed_documents, history.settings)
-    wrong, made_up, uncited, invented = checked.checks
-    assert (wrong.status, wrong.cited, wrong.sources) == ("corrected", [graph], [bread])
-    assert made_up.status == "unsupported" and made_up.sources == []
-    assert (uncited.status, uncited.sources) == ("added", [graph])
-    assert invented.status == "unsupported"
-    assert checked.supported
-    assert checked.unsupported == [made_up.sentence, invented.sentence]
-    assert "1850" not in checked.answer and "apple" not in checked.answer
-    assert f"water [Source {bread}]." in checked.answer
-    assert f"per layer [Source {graph}]." in checked.answer
-
-
-def test_a_leading_the_answer_is_is_dropped():
-    assert split_answer("The answer is: Feed it daily [Source 1].") == [("Feed it daily.", [1])]
-    assert split_answer("Answer: yes.")[0][0] == "yes."
-
-
-def test_list_markers_and_code_fences_are_not_sentences():
-    text = "Do this: 1. Feed it daily [Source 1]. 2. Keep it warm.\n```bash\n- It costs 45."
-    assert split_answer(text) == [
-        ("Do this:", []),
-        ("Feed it daily.", [1]),
-        ("Keep it warm.", []),
-        ("It costs 45.", []),
-    ]
-
-
-def test_a_short_false_claim_is_checked_not_waved_through(history, embedder):
-    question = "How often should I feed a sourdough starter?"
-    sources = sources_for(history, question)
-    bread = number_of(sources, SOURDOUGH)
-    answer = f"Feed it once a day [Source {bread}]. Use vinegar. Yes."
-    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
-    assert [c.status for c in checked.checks] == ["ok", "unsupported", "no_claim"]
-    assert "vinegar" not in checked.answer
-
-
-def test_repeating_the_question_does_not_back_an_invented_detail(history, embedder):
-    question = "How often should I feed a sourdough starter?"
-    sources = sources_for(history, question)
-    bread = number_of(sources, SOURDOUGH)
-    answer = (
-        f"You should feed a sourdough starter once a day [Source {bread}]. "
-        f"You should feed a sourdough starter by the light of the full moon [Source {bread}]. "
-        "The answer is:"
-    )
-    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
-    true, invented, lead_in = checked.checks
-    assert true.status == "ok" and invented.status == "unsupported"
-    assert lead_in.status == "no_claim"
-    assert checked.answer == f"You should feed a sourdough starter once a day [Source {bread}]."
-
-
-def test_an_answer_with_no_supported_sentence_is_not_supported(history, embedder):
-    sources = sources_for(history, "sourdough starter")
-    checked = check_answer(
-        "Tokyo is the capital of Japan [Source 1]. The moon is made of green cheese.",
-        sources,
-        embedder.embed_documents,
-        history.settings,
-    )
-    assert not checked.supported and checked.answer == ""
-    assert [c.status for c in checked.checks] == ["unsupported", "unsupported"]
+# ---- the answer, checked ---------------------------------------------------------------
 
 
 def test_made_up_answer_becomes_could_not_find_with_the_closest_pages(history):

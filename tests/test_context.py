@@ -11,7 +11,7 @@ import dataclasses
 import zlib
 
 import pytest
-from answer_fixtures import NOW, PAGES, open_history
+from answer_fixtures import NOW, PAGES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rewind import context, llm, models
@@ -183,13 +183,6 @@ def test_gguf_truncate_stays_within_n(gguf_tokenizer, text, n):
 
 
 # ---- retrieval and build_context on the real embedding model ------------------------------
-
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory, embedder, model_dir):
-    eng = open_history(tmp_path_factory.mktemp("hist"), embedder, model_dir)
-    yield eng
-    eng.close()
 
 
 def test_retrieval_returns_passages_with_caps_and_quality(history):

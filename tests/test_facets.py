@@ -13,7 +13,7 @@ import dataclasses
 import re
 
 import pytest
-from answer_fixtures import NOW, PAGES, open_history
+from answer_fixtures import NOW, PAGES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rewind import llm, models
@@ -284,13 +284,6 @@ class Scripted:
     def stream(self, messages, *, max_tokens, cancel=None):
         self.prompts.append(list(messages))
         yield from re.split(r"(?<=\s)", self.replies.pop(0) if self.replies else "")
-
-
-@pytest.fixture(scope="module")
-def history(tmp_path_factory, embedder, model_dir):
-    eng = open_history(tmp_path_factory.mktemp("facets"), embedder, model_dir)
-    yield eng
-    eng.close()
 
 
 @pytest.fixture
