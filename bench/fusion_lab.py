@@ -218,7 +218,7 @@ def stop_words() -> list[str]:
     the engine indexes), else the benchmark's own list."""
     try:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host"))
-        from rewind.text_index import STOP_WORDS  # a constant, not the engine's search
+        from rewind.index.text_index import STOP_WORDS  # a constant, not the engine's search
 
         return list(STOP_WORDS)
     except ImportError:

@@ -23,14 +23,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rewind import config, models  # noqa: E402
-from rewind.chunker import chunk_blocks  # noqa: E402
+from rewind import config  # noqa: E402
+from rewind.capture.chunker import chunk_blocks  # noqa: E402
+from rewind.capture.extract import html_document  # noqa: E402
 from rewind.config import Settings  # noqa: E402
-from rewind.embedder import OnnxEmbedder  # noqa: E402
 from rewind.engine import Rewind  # noqa: E402
-from rewind.extract import html_document  # noqa: E402
-from rewind.search import SearchQuery  # noqa: E402
-from rewind.store import PageRecord, PassageRecord  # noqa: E402
+from rewind.index import models  # noqa: E402
+from rewind.index.embedder import OnnxEmbedder  # noqa: E402
+from rewind.index.store import PageRecord, PassageRecord  # noqa: E402
+from rewind.search.searcher import SearchQuery  # noqa: E402
 
 from bench.data import faq_pairs, python_docs  # noqa: E402
 from bench.report import machine, today, update_section  # noqa: E402

@@ -38,7 +38,9 @@ LIMIT = 10
 def _import_engine() -> Any:
     sys.path.insert(0, str(ROOT / "host"))
     try:
-        from rewind import config, engine, models, search
+        from rewind import config, engine
+        from rewind.index import models
+        from rewind.search import searcher as search
     except ImportError as exc:  # the engine is written in parallel with this harness
         raise SystemExit(f"the rewind engine is not importable ({exc}); see host/rewind") from exc
     return config, engine, models, search
@@ -255,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     config, engine_mod, models, search = _import_engine()
-    from rewind.embedder import OnnxEmbedder
+    from rewind.index.embedder import OnnxEmbedder
 
     t_start = time.perf_counter()
     pairs = data.faq_pairs(data.python_docs(args.cache))

@@ -24,7 +24,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rewind import register
+from rewind.native import register
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTENSION_SRC = ROOT / "extension"

@@ -7,7 +7,7 @@ second or two (the Python FAQ takes minutes on two busy cores).
 
 from __future__ import annotations
 
-from rewind.ingest import PageInput, PassageInput
+from rewind.capture.ingest import PageInput, PassageInput
 
 DAY = 86400.0
 NOW = 1_763_800_000.0
@@ -115,8 +115,8 @@ SOURDOUGH, HNSW, TRAM = (page["url"] for page in PAGES[:3])
 
 def sources_for(history, query: str):
     """The sources a question would be answered from (5 passages, packed into 800 words)."""
-    from rewind import llm
-    from rewind.context import pack, retrieve
+    from rewind.answers import llm
+    from rewind.answers.context import pack, retrieve
 
     found = retrieve(history, query, history.settings, k=5)
     return pack(found.evidence, 800, llm.WordTokenizer(), query, history.settings).sources

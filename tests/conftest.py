@@ -16,8 +16,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # bench.data: the one reader of the evaluation data
 
-from rewind import config, models  # noqa: E402
+from rewind import config  # noqa: E402
 from rewind.config import Settings  # noqa: E402
+from rewind.index import models  # noqa: E402
 
 MINILM = "all-minilm-l6-v2-int8"
 SMOLLM = "smollm2-135m-instruct-q4_1"  # the offline default LLM
@@ -50,7 +51,7 @@ def llm_dir(model_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def embedder(model_dir: Path):
     """One real MiniLM embedder for the whole session (loading it takes a moment)."""
-    from rewind.embedder import OnnxEmbedder
+    from rewind.index.embedder import OnnxEmbedder
 
     return OnnxEmbedder(models.embedding_spec(MINILM), model_dir, Settings())
 
@@ -68,8 +69,8 @@ def engine(tmp_path: Path, embedder, model_dir: Path):
 @pytest.fixture
 def fake_engine(tmp_path: Path):
     """A writable engine with the deterministic fake embedder: for logic, not quality."""
-    from rewind.embedder import FakeEmbedder
     from rewind.engine import Rewind
+    from rewind.index.embedder import FakeEmbedder
 
     eng = Rewind.open(tmp_path / "data", Settings(), embedder=FakeEmbedder())
     yield eng

@@ -16,8 +16,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from rewind import config
-from rewind import models as rmodels
-from rewind.models import EmbeddingSpec, FileSpec
+from rewind.index import models as rmodels
+from rewind.index.models import EmbeddingSpec, FileSpec
 from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
 WORDS = ["the", "cat", "sat", "on", "mat", "dog", "ran", "in", "park", "stock", "market"]

@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 from answer_fixtures import SOURDOUGH, TRAM, open_history
 from host_process import HostProcess
-from rewind import llm, models
-from rewind.answer import (
+from rewind.answers import llm
+from rewind.answers.answer import (
     COULD_NOT_FIND,
     Answerer,
     Coalescer,
 )
-from rewind.context import TabContext
+from rewind.answers.context import TabContext
+from rewind.index import models
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = "smollm2-135m-instruct-q4_1"

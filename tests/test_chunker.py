@@ -1,6 +1,6 @@
-from rewind.chunker import approx_tokens, chunk_blocks, quality
+from rewind.capture.chunker import approx_tokens, chunk_blocks, quality
+from rewind.capture.extract import Block
 from rewind.config import Settings
-from rewind.extract import Block
 
 S = Settings()
 

@@ -14,9 +14,10 @@ import pytest
 from answer_fixtures import NOW, PAGES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rewind import context, llm, models
+from rewind.answers import context, llm
+from rewind.answers.context import Evidence, TabContext, build_context, pack, retrieve
 from rewind.config import Settings
-from rewind.context import Evidence, TabContext, build_context, pack, retrieve
+from rewind.index import models
 
 LLM = "smollm2-135m-instruct-q4_1"
 S = Settings()

@@ -13,7 +13,7 @@ import pytest
 WRITER = r"""
 import json, os, sys
 from rewind.engine import Rewind
-from rewind.ingest import PageInput, PassageInput
+from rewind.capture.ingest import PageInput, PassageInput
 eng = Rewind.open(sys.argv[1])
 fault, after = sys.argv[2], int(sys.argv[3])
 for i in range(1000):
@@ -52,7 +52,7 @@ def test_kill_at_each_fault_point(tmp_path, model_dir, fault):
     for name in ("store", "text index", "vectors"):
         assert checks[name]["ok"], checks[name]
     from rewind.engine import Rewind
-    from rewind.search import SearchQuery
+    from rewind.search.searcher import SearchQuery
 
     with Rewind.open(data, writer=False) as eng:
         stored = {p["url"] for p in eng.list_pages(0, 100)}

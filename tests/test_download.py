@@ -25,9 +25,9 @@ from pathlib import Path
 
 import filelock
 import pytest
-from rewind import download, models
 from rewind.errors import Code, RewindError
-from rewind.models import FileSpec, LlmSpec
+from rewind.index import download, models
+from rewind.index.models import FileSpec, LlmSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = random.Random(7).randbytes(2 * download.CHUNK + 123_457)  # three read chunks

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from onnx_fixtures import VOCAB, make_tiny_model_dir, real_model_dir, tiny_spec
-from rewind import models
 from rewind.config import Settings
-from rewind.embedder import Embedder, FakeEmbedder, OnnxEmbedder, open_embedder
 from rewind.errors import Code, RewindError
+from rewind.index import models
+from rewind.index.embedder import Embedder, FakeEmbedder, OnnxEmbedder, open_embedder
 
 SETTINGS = Settings()
 

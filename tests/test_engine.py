@@ -4,13 +4,13 @@ import time
 
 import numpy as np
 import pytest
+from rewind.capture.extract import html_document
+from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.embedder import FakeEmbedder
 from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
-from rewind.extract import html_document
-from rewind.ingest import PageInput, PassageInput
-from rewind.search import SearchQuery
+from rewind.index.embedder import FakeEmbedder
+from rewind.search.searcher import SearchQuery
 
 BASE = "http://docs.python.local/faq/"
 

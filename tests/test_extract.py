@@ -1,6 +1,6 @@
 import pytest
+from rewind.capture.extract import decode, document_for, html_document
 from rewind.errors import Code, RewindError
-from rewind.extract import decode, document_for, html_document
 
 ARTICLE = """<html><head><title>HNSW &amp; pruning</title><script>var t = "<title>x</title>";
 </script></head><body><nav>Home | About | Contact | Login</nav>

@@ -16,11 +16,12 @@ import pytest
 from answer_fixtures import NOW, PAGES
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rewind import llm, models
-from rewind.answer import Answerer
+from rewind.answers import llm
+from rewind.answers.answer import Answerer
+from rewind.answers.facets import Facet, decompose, pack_facets, parse_facets
 from rewind.config import Settings
 from rewind.errors import Code, RewindError
-from rewind.facets import Facet, decompose, pack_facets, parse_facets
+from rewind.index import models
 from test_context import ev, sentence
 
 S = Settings()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from rewind import handlers, protocol
 from rewind.config import Settings
+from rewind.native import handlers, protocol
 
 
 def test_saved_settings_round_trip(tmp_path):

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 from host_process import MIB, ORIGIN, ROOT, HostProcess, frame_bytes
-from rewind import protocol
+from rewind.native import protocol
 
 EXIT_S = 1.0  # the host must be gone this long after EOF
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from rewind.capture.ingest import PageInput, PassageInput, prepare
 from rewind.config import Settings
-from rewind.ingest import PageInput, PassageInput, prepare
 
 
 def test_control_characters_never_reach_the_store():

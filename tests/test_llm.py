@@ -11,9 +11,10 @@ import threading
 import time
 
 import pytest
-from rewind import llm, models
+from rewind.answers import llm
 from rewind.config import Settings
 from rewind.errors import Code, RewindError
+from rewind.index import models
 
 LLM = "smollm2-135m-instruct-q4_1"
 

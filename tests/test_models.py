@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from onnx_fixtures import real_model_dir
-from rewind import models
 from rewind.errors import Code, RewindError
-from rewind.models import FileSpec, FileState, LlmSpec
+from rewind.index import models
+from rewind.index.models import FileSpec, FileState, LlmSpec
 
 PKG = "rewind-fixture-model"  # a name no index serves: only --find-links can
 PAYLOAD = b"not really weights\n" * 1000

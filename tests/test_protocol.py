@@ -10,11 +10,11 @@ from dataclasses import replace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rewind import protocol
 from rewind.config import Settings
 from rewind.errors import Code
-from rewind.handlers import HANDLERS
-from rewind.protocol import HEADER, Oversized, ProtocolError, Truncated
+from rewind.native import protocol
+from rewind.native.handlers import HANDLERS
+from rewind.native.protocol import HEADER, Oversized, ProtocolError, Truncated
 
 S = Settings()
 MIB = 1_048_576

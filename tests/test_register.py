@@ -16,9 +16,9 @@ import sys
 from pathlib import Path, PureWindowsPath
 
 import pytest
-from rewind import register
 from rewind.errors import RewindError
-from rewind.register import BROWSERS, MANIFEST_FILE, Env
+from rewind.native import register
+from rewind.native.register import BROWSERS, MANIFEST_FILE, Env
 
 EXT_ID = "abcdefghijklmnopabcdefghijklmnop"
 OTHER_ID = "ponmlkjihgfedcbaponmlkjihgfedcba"
@@ -269,7 +269,7 @@ def test_module_cli_install_status_uninstall(tmp_path):
 
     def run(*args):
         return subprocess.run(
-            [sys.executable, "-m", "rewind.register", *args],
+            [sys.executable, "-m", "rewind.native.register", *args],
             env=env,
             capture_output=True,
             text=True,

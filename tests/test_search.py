@@ -5,11 +5,11 @@ single mode on both question-style and known-item queries."""
 import dataclasses
 
 import pytest
+from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.errors import RewindError
-from rewind.ingest import PageInput, PassageInput
-from rewind.search import SearchQuery, fuse_adaptive, fuse_rrf, keyword_style
+from rewind.search.searcher import SearchQuery, fuse_adaptive, fuse_rrf, keyword_style
 
 S = Settings()
 

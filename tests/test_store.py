@@ -4,7 +4,7 @@ import time
 import numpy as np
 import pytest
 from rewind.errors import Code, RewindError
-from rewind.store import SCHEMA_VERSION, PageRecord, PassageRecord, Store
+from rewind.index.store import SCHEMA_VERSION, PageRecord, PassageRecord, Store
 
 
 def page(url="https://example.com/a", title="A page", chash="h1") -> PageRecord:

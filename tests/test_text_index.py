@@ -2,8 +2,8 @@ import time
 
 import pytest
 from rewind.config import Settings
-from rewind.store import PageRecord, PassageRecord, Store
-from rewind.text_index import TextIndex, domain_suffixes
+from rewind.index.store import PageRecord, PassageRecord, Store
+from rewind.index.text_index import TextIndex, domain_suffixes
 
 
 @pytest.fixture

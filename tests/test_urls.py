@@ -1,5 +1,5 @@
 import pytest
-from rewind import urls
+from rewind.capture import urls
 from rewind.errors import RewindError
 
 CASES = [

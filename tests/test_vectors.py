@@ -1,8 +1,8 @@
 import time
 
 import numpy as np
-from rewind.store import PageRecord, PassageRecord, Store
-from rewind.vectors import VectorIndex
+from rewind.index.store import PageRecord, PassageRecord, Store
+from rewind.index.vectors import VectorIndex
 
 
 def add(store, url, vecs):

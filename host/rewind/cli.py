@@ -16,10 +16,11 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from . import __version__, config, models
+from . import __version__, config
 from .config import Settings
 from .errors import Code, RewindError
 from .humanize import ago, duration
+from .index import models
 
 INDEXABLE = (".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".text", ".rst")
 
@@ -85,9 +86,9 @@ def files_under(paths: list[str]) -> Iterator[tuple[Path, Path]]:
 # ---- commands ---------------------------------------------------------------------------
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from . import urls
-    from .extract import decode, document_for
-    from .ingest import PageInput
+    from .capture import urls
+    from .capture.extract import decode, document_for
+    from .capture.ingest import PageInput
 
     settings = Settings()
     if args.base_url:
@@ -131,7 +132,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from .search import SearchQuery
+    from .search.searcher import SearchQuery
 
     with open_engine(args, writer=False) as eng:
         resp = eng.search(SearchQuery(args.query, args.mode, args.limit, args.since,
@@ -202,7 +203,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_models_pull(args: argparse.Namespace) -> int:
-    from . import download
+    from .index import download
 
     if not args.name:
         raise RewindError(Code.BAD_REQUEST, "Which model? `rewind models pull NAME`.",
@@ -223,8 +224,8 @@ def cmd_models_pull(args: argparse.Namespace) -> int:
 
 def _page_context(name: str):
     """`--page FILE`: a saved page (HTML, Markdown, text) as the current tab's text."""
-    from .context import TabContext
-    from .extract import decode, document_for
+    from .answers.context import TabContext
+    from .capture.extract import decode, document_for
 
     path = Path(name).expanduser()
     if not path.is_file():
@@ -246,7 +247,7 @@ def _budget(value: str) -> int:
 def cmd_ask(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from .answer import Answerer
+    from .answers.answer import Answerer
 
     provided = _page_context(args.page) if args.page else None
     tty = sys.stdout.isatty()
@@ -304,7 +305,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    from .answer import Answerer
+    from .answers.answer import Answerer
 
     raw = None
     if args.raw:
@@ -345,7 +346,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     with eng:
         checks += eng.doctor()
     try:
-        from . import register
+        from .native import register
 
         checks += register.doctor_checks()
     except ImportError:
@@ -358,13 +359,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from . import host
+    from .native import host
 
     return host.serve(args.origin, args.data_dir)
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    from . import host
+    from .native import host
 
     raw = Path(args.raw).read_bytes() if args.raw else None
     messages = None

@@ -19,15 +19,17 @@ from pathlib import Path
 
 import filelock
 
-from . import config, faults, models, urls
+from . import config, faults
+from .capture import urls
+from .capture.ingest import IndexResult, PageInput, prepare
 from .config import Settings
-from .embedder import Embedder, OnnxEmbedder
 from .errors import Code, RewindError
-from .ingest import IndexResult, PageInput, prepare
-from .search import Searcher, SearchQuery, SearchResponse, Thresholds
-from .store import PageRecord, Store
-from .text_index import TextIndex
-from .vectors import VectorIndex
+from .index import models
+from .index.embedder import Embedder, OnnxEmbedder
+from .index.store import PageRecord, Store
+from .index.text_index import TextIndex
+from .index.vectors import VectorIndex
+from .search.searcher import Searcher, SearchQuery, SearchResponse, Thresholds
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
@@ -382,7 +384,7 @@ class Rewind:
     def _language_model_check(self) -> Check:
         """The model answers would use. None installed is not a failure (answers are then
         extracts of the pages); a named one missing, or a damaged one, is."""
-        from . import llm  # llama-cpp-python itself is not imported for this
+        from .answers import llm  # llama-cpp-python itself is not imported for this
 
         try:
             spec = llm.choose_spec(self.settings, self.model_dir)

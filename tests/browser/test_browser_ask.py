@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 
 LIGHTHOUSE = "articles/lighthouse.html"
 READ = [LIGHTHOUSE, "articles/sourdough.html", "articles/tide-pools.html", HOSTILE_PATH]
-COULD_NOT_FIND = "I couldn't find that in your history."  # rewind.answer.COULD_NOT_FIND
+COULD_NOT_FIND = "I couldn't find that in your history."  # rewind.answers.answer.COULD_NOT_FIND
 NEVER_READ = "Who painted the ceiling of the Sistine Chapel?"
 RESULTS = re.compile(r"^\d+ results? in \d+ ms$")
 UI_TIMEOUT_MS = 30_000

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from rewind import register
+from rewind.native import register
 
 pytestmark = pytest.mark.browser
 

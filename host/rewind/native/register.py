@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PureWindowsPath
 from typing import Any
 
-from . import config
-from .errors import Code, RewindError
+from .. import config
+from ..errors import Code, RewindError
 from .protocol import HOST_NAME
 
 MANIFEST_FILE = f"{HOST_NAME}.json"
@@ -34,7 +34,7 @@ EXTENSION_ID_FILE = Path("extension") / "EXTENSION_ID"
 TEMPLATE = Path("manifests") / MANIFEST_FILE
 FIX = "python3 build.py install"
 _ID_RE = re.compile(r"^[a-p]{32}$")
-REPO_ROOT = Path(__file__).resolve().parents[2]  # host/rewind/register.py -> the checkout
+REPO_ROOT = Path(__file__).resolve().parents[3]  # host/rewind/native/register.py -> the checkout
 
 
 @dataclass(frozen=True)
@@ -338,7 +338,7 @@ def install(
     if not (PureWindowsPath(python) if env.windows else Path(python)).is_absolute():
         python = os.path.abspath(python)
     launcher = launcher_path(env)
-    pythonpath = str(Path(__file__).resolve().parents[1])
+    pythonpath = str(Path(__file__).resolve().parents[2])
     mode = (
         None
         if env.windows
@@ -435,7 +435,7 @@ def doctor_checks(
     extension_id: str | None = None, env: Env | None = None, user_data_dirs: list[Path] = ()
 ) -> list:
     """One check per browser found (or registered): registered, launcher ok, ID matches."""
-    from .engine import Check  # the CLI's check record; imported late (engine is heavy)
+    from ..engine import Check  # the CLI's check record; imported late (engine is heavy)
 
     env = env or Env()
     if extension_id is None:

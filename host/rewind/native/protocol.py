@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .config import DEFAULT_PROFILE, Settings, valid_profile
-from .errors import Code, RewindError
+from ..config import DEFAULT_PROFILE, Settings, valid_profile
+from ..errors import Code, RewindError
 
 PROTOCOL_VERSION = 1
 HOST_NAME = "com.rewind.host"

@@ -34,8 +34,8 @@ from typing import Any
 
 import filelock
 
+from ..errors import Code, RewindError
 from . import models
-from .errors import Code, RewindError
 from .models import FileSpec, Spec
 
 MIRROR_ENV = "REWIND_MODEL_MIRROR"

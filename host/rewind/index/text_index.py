@@ -17,8 +17,8 @@ from pathlib import Path
 
 import tantivy
 
-from . import faults
-from .config import Settings
+from .. import faults
+from ..config import Settings
 from .store import Store
 
 ANALYZER = "rewind_en"

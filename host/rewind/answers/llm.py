@@ -21,11 +21,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import models
-from .chunker import approx_tokens
-from .config import Settings
-from .errors import Code, RewindError
-from .models import LlmSpec
+from ..capture.chunker import approx_tokens
+from ..config import Settings
+from ..errors import Code, RewindError
+from ..index import models
+from ..index.models import LlmSpec
 
 GGUF_FILE = "model.gguf"  # the one file of an LLM spec (models.json)
 INSTALL_HINT = "Install it with `python3 build.py install` (the offline default)."

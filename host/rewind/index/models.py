@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import Code, RewindError
+from ..errors import Code, RewindError
 
 MARKER = "rewind-install.json"  # per-model record of files verified at install
 INSTALL_HINT = "run `python3 build.py install`"

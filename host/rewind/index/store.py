@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import faults
-from .errors import Code, RewindError
+from .. import faults
+from ..errors import Code, RewindError
 
 SCHEMA_VERSION = 1
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from .errors import Code, RewindError
+from ..errors import Code, RewindError
 
 # Elements whose start or end closes the current passage (Chrome's DocumentChunker list).
 HARD_BREAKS = {"article", "div", "h1", "h2", "h3", "h4", "h5", "h6", "header", "footer", "main",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .errors import Code, RewindError
+from ..errors import Code, RewindError
 
 ALLOWED_SCHEMES = ("http", "https", "file", "rewind")  # rewind: ids of ingested documents
 

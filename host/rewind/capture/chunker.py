@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .config import Settings
+from ..config import Settings
 from .extract import Block
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

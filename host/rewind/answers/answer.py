@@ -25,9 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from . import config, facets, llm
+from .. import config
+from ..config import Settings
+from ..errors import Code, RewindError
+from . import facets, llm
 from .citations import CITE, Checked, Embed, check_answer, content_words, with_citations
-from .config import Settings
 from .context import (
     SENTENCE_BREAK,
     BuiltContext,
@@ -37,7 +39,6 @@ from .context import (
     retrieve,
     sentences,
 )
-from .errors import Code, RewindError
 
 COULD_NOT_FIND = "I couldn't find that in your history."
 

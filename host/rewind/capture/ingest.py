@@ -14,12 +14,12 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from ..config import Settings
+from ..errors import Code, RewindError
+from ..index.store import PassageRecord
 from . import urls
 from .chunker import approx_tokens, chunk_blocks
-from .config import Settings
-from .errors import Code, RewindError
 from .extract import Document, text_document
-from .store import PassageRecord
 
 
 @dataclass

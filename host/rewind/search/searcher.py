@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import Settings
-from .errors import Code, RewindError
-from .store import Store
-from .text_index import STOP_WORDS, TextIndex
-from .vectors import VectorIndex
+from ..config import Settings
+from ..errors import Code, RewindError
+from ..index.store import Store
+from ..index.text_index import STOP_WORDS, TextIndex
+from ..index.vectors import VectorIndex
 
 MODES = ("hybrid", "semantic", "keyword")
 

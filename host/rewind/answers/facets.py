@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .config import Settings
+from ..config import Settings
+from ..errors import RewindError
 from .context import BuiltContext, Evidence, Retrieval, TabContext, pack, retrieve, words
-from .errors import RewindError
 from .llm import Tokenizer, neutralise
 
 log = logging.getLogger(__name__)

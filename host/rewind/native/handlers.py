@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__, config, protocol
-from .config import Settings
-from .errors import Code, RewindError
+from .. import __version__, config
+from ..config import Settings
+from ..errors import Code, RewindError
+from . import protocol
 from .protocol import Request
 
 log = logging.getLogger("rewind.host")
@@ -139,8 +140,8 @@ def current_settings(s: Settings) -> dict[str, Any]:
 
 
 def hello(ctx: Ctx) -> Reply:
-    from . import models
-    from .engine import Rewind
+    from ..engine import Rewind
+    from ..index import models
 
     s = ctx.session
     profile = ctx.args["profile"]
@@ -186,7 +187,7 @@ def cancel(ctx: Ctx) -> Reply:
 
 
 def index_page(ctx: Ctx) -> Reply:
-    from .ingest import PageInput, PassageInput
+    from ..capture.ingest import PageInput, PassageInput
 
     p = ctx.args["page"]
     passages = None
@@ -209,7 +210,7 @@ def record_visit(ctx: Ctx) -> Reply:
 
 
 def search(ctx: Ctx) -> Reply:
-    from .search import SearchQuery
+    from ..search.searcher import SearchQuery
 
     a = ctx.args
     eng = ctx.engine
@@ -238,7 +239,7 @@ def search(ctx: Ctx) -> Reply:
 
 
 def _answerer(session: Session) -> Any:
-    from .answer import Answerer
+    from ..answers.answer import Answerer
 
     with session.lock:
         if session.answerer is None:
@@ -247,8 +248,8 @@ def _answerer(session: Session) -> Any:
 
 
 def ask(ctx: Ctx) -> Reply:
-    from .answer import Coalescer
-    from .context import TabContext
+    from ..answers.answer import Coalescer
+    from ..answers.context import TabContext
 
     a = ctx.args
     provided = None

@@ -20,9 +20,10 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Encoding, Tokenizer
 
-from . import config, models
-from .config import Settings
-from .errors import Code, RewindError
+from .. import config
+from ..config import Settings
+from ..errors import Code, RewindError
+from . import models
 from .models import EmbeddingSpec
 
 

@@ -29,9 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import config, protocol, register
-from .config import Settings
-from .errors import Code, RewindError
+from .. import config
+from ..config import Settings
+from ..errors import Code, RewindError
+from . import protocol, register
 from .handlers import HANDLERS, Cancelled, Ctx, Handler, Session
 from .protocol import Id, Request
 
@@ -457,7 +458,7 @@ def send(
         return 2
     env = dict(os.environ)
     env[ORIGINS_ENV] = ",".join(origins)
-    pkg_parent = str(Path(__file__).resolve().parents[1])
+    pkg_parent = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
     if data_dir:
         env["REWIND_DATA_DIR"] = str(data_dir)

@@ -23,14 +23,14 @@ from datetime import datetime
 
 import numpy as np
 
-from . import urls
-from .chunker import chunk_blocks
-from .config import Settings
-from .errors import RewindError
-from .extract import text_document
-from .humanize import ago, duration
+from ..capture import urls
+from ..capture.chunker import chunk_blocks
+from ..capture.extract import text_document
+from ..config import Settings
+from ..errors import RewindError
+from ..humanize import ago, duration
+from ..search.searcher import fuse_adaptive, fuse_rrf
 from .llm import Tokenizer, neutralise
-from .search import fuse_adaptive, fuse_rrf
 
 FENCE_OPEN = "<<<"
 FENCE_CLOSE = ">>>"

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .config import Settings
+from ..config import Settings
 from .context import SENTENCE_BREAK, Source, words
 
 # [Source 1], [Sources 1 and 2], [Source 1, Source 3], [1], (Source 2)
