@@ -24,7 +24,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rewind.native import register
+from rewind.native import identity, register
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTENSION_SRC = ROOT / "extension"
@@ -69,7 +69,7 @@ def find_chromium() -> str | None:
 
 
 def extension_id() -> str:
-    ext_id = register.read_extension_id()
+    ext_id = identity.read_extension_id()
     if not ext_id:
         raise HarnessError("extension/EXTENSION_ID is missing: run this from a Rewind checkout.")
     return ext_id

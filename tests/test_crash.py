@@ -52,7 +52,7 @@ def test_kill_at_each_fault_point(tmp_path, model_dir, fault):
     for name in ("store", "text index", "vectors"):
         assert checks[name]["ok"], checks[name]
     from rewind.engine import Rewind
-    from rewind.search.searcher import SearchQuery
+    from rewind.search import SearchQuery
 
     with Rewind.open(data, writer=False) as eng:
         stored = {p["url"] for p in eng.list_pages(0, 100)}

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput, PassageInput
+from rewind.checks import profile_checks
 from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
 from rewind.index.embedder import FakeEmbedder
-from rewind.search.searcher import SearchQuery
+from rewind.search import SearchQuery
 
 BASE = "http://docs.python.local/faq/"
 
@@ -110,7 +111,7 @@ def test_deleting_removes_from_all_three_stores(engine):
     assert engine.text_index.num_docs() == 1
     assert engine.forget_range(0, time.time()) == 1
     assert engine.search(SearchQuery("caching", mode="semantic")).results == []
-    assert all(c.ok for c in engine.doctor() if c.name != "model all-minilm-l6-v2-int8")
+    assert all(c.ok for c in profile_checks(engine) if c.name != "model all-minilm-l6-v2-int8")
 
 
 def test_revisit_counts_without_reembedding(engine):
@@ -201,17 +202,17 @@ def test_reindex_rebuilds_a_lost_text_index(tmp_path, embedder, model_dir):
     assert eng.search(SearchQuery("quokka", mode="keyword")).results  # caught up on open
     shutil.rmtree(data / "text_index")
     ro = Rewind.open(data, Settings(), writer=False, embedder=embedder, model_dir=model_dir)
-    assert not next(c for c in ro.doctor() if c.name == "text index").ok
+    assert not next(c for c in profile_checks(ro) if c.name == "text index").ok
     ro.close()
     assert eng.reindex()["text_docs"] == 1
     eng.close()
     ro = Rewind.open(data, Settings(), writer=False, embedder=embedder, model_dir=model_dir)
-    assert next(c for c in ro.doctor() if c.name == "text index").ok
+    assert next(c for c in profile_checks(ro) if c.name == "text index").ok
     ro.close()
 
 
 def test_doctor_names_the_answering_model_or_its_absence(tmp_path, embedder):
     with Rewind.open(tmp_path / "data", Settings(), embedder=embedder,
                      model_dir=tmp_path / "no-models") as eng:
-        check = next(c for c in eng.doctor() if c.name == "language model")
+        check = next(c for c in profile_checks(eng) if c.name == "language model")
     assert check.ok and "extracts" in check.detail

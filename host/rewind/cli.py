@@ -15,12 +15,16 @@ import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import __version__, config
+from . import __version__, config, profile_settings
 from .config import Settings
 from .errors import Code, RewindError
 from .humanize import ago, duration
 from .index import models
+
+if TYPE_CHECKING:
+    from .engine import Rewind
 
 INDEXABLE = (".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".text", ".rst")
 
@@ -62,11 +66,12 @@ def emit(args: argparse.Namespace, data: object, human: str) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=None) if args.json else human)
 
 
-def open_engine(args: argparse.Namespace, *, writer: bool):
+def open_engine(args: argparse.Namespace, *, writer: bool) -> Rewind:
+    """The profile's engine, with the settings the person saved for it (the options page)."""
     from .engine import Rewind
 
     directory = config.data_dir(override=args.data_dir)
-    return Rewind.open(directory, Settings(), writer=writer)
+    return Rewind.open(directory, profile_settings.apply(Settings(), directory), writer=writer)
 
 
 def files_under(paths: list[str]) -> Iterator[tuple[Path, Path]]:
@@ -132,7 +137,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from .search.searcher import SearchQuery
+    from .search import SearchQuery
 
     with open_engine(args, writer=False) as eng:
         resp = eng.search(SearchQuery(args.query, args.mode, args.limit, args.since,
@@ -334,7 +339,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from .engine import Check
+    from .checks import Check, profile_checks
 
     checks: list[Check] = []
     try:
@@ -344,13 +349,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             raise
         eng = open_engine(args, writer=False)  # the host is writing: check what we can read
     with eng:
-        checks += eng.doctor()
-    try:
-        from .native import register
+        checks += profile_checks(eng)
+    from .native import register
 
-        checks += register.doctor_checks()
-    except ImportError:
-        pass
+    checks += register.doctor_checks()
     ok = all(c.ok for c in checks)
     human = "\n".join(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}"
                       + (f"\n      fix: {c.fix}" if c.fix and not c.ok else "") for c in checks)
@@ -365,7 +367,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_send(args: argparse.Namespace) -> int:
-    from .native import host
+    from .native import client
 
     raw = Path(args.raw).read_bytes() if args.raw else None
     messages = None
@@ -375,7 +377,7 @@ def cmd_send(args: argparse.Namespace) -> int:
         except json.JSONDecodeError as exc:
             raise RewindError(Code.BAD_JSON, f"Not JSON: {exc}.",
                               'Quote it for the shell: rewind send \'{"type":"hello"}\'') from None
-    return host.send(messages, raw, args.profile, args.data_dir, args.timeout)
+    return client.send(messages, raw, args.profile, args.data_dir, args.timeout)
 
 
 # ---- parser -----------------------------------------------------------------------------

@@ -1,17 +1,24 @@
-"""Every tunable of the host in one place, with one default each.
+"""Every tunable of the host in one place, with one default, its range and a one-line doc.
 
-`Settings` is frozen: code receives a Settings object and never reads globals,
-so tests override a field with `dataclasses.replace(Settings(), field=...)`.
-Paths (data and model directories) are resolved here too, once.
+`Settings` is frozen: code receives a Settings object and never reads globals, so tests
+override a field with `dataclasses.replace(Settings(), field=...)`. Each field carries a
+`Knob` (its doc, its range or choices, and whether a person may change it): the
+protocol's validation of `set_settings`, the schema `get_settings` returns (which the
+options page draws), the saved per-profile overrides and PROTOCOL.md's tables are all
+derived from it (tests/test_config.py fails when the doc and the code disagree).
+Numbers that follow from others are properties, not fields. Paths (data and model
+directories) are resolved here too, once.
 This module must never import the heavy stages (numpy, onnxruntime, tantivy).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -19,112 +26,232 @@ APP_NAME = "rewind"
 
 
 @dataclass(frozen=True)
+class Knob:
+    """What a Settings field is: a one-line doc, its range, and who may change it."""
+
+    doc: str
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple[str, ...] | None = None
+    user: bool = False  # a person may change it (set_settings, the options page)
+    group: str = ""  # where the options page shows a user setting
+
+
+def knob(default: Any, doc: str, *, lo: float | None = None, hi: float | None = None,
+         choices: tuple[str, ...] | None = None, user: bool = False, group: str = "") -> Any:
+    return field(default=default,
+                 metadata={"knob": Knob(doc, lo, hi, choices, user, group)})
+
+
+@dataclass(frozen=True)
 class Settings:
-    # --- passages (host-side chunking; the extension's chunker uses the same numbers) ---
-    max_passage_words: int = 200  # Chrome's DocumentChunker
-    min_passage_words: int = 5  # shorter passages are dropped (the title is kept apart)
-    max_passages_per_page: int = 30  # pages sent by the browser
-    max_passages_per_document: int = 2000  # `ingest` / `rewind index` of a long file
-    max_document_bytes: int = 5 * 1024 * 1024  # larger files are refused, not truncated
-    max_passage_chars: int = 4000  # a passage longer than this is cut (hostile input)
-    max_title_chars: int = 1000
-    max_url_chars: int = 8192
+    # --- passages: one set of limits for the extension's chunker (it gets them in hello)
+    #     and the host's (files, `ingest`) ---
+    max_passage_words: int = knob(200, "words in a passage at most (Chrome's DocumentChunker)")
+    min_passage_words: int = knob(5, "shorter passages are dropped (the title is kept apart)")
+    max_passages_per_page: int = knob(30, "passages a browser page may send, its title included")
+    max_passages_per_document: int = knob(2000, "passages of one file or `ingest` text")
+    max_document_bytes: int = knob(5 * 1024 * 1024, "larger files are refused, not truncated")
+    max_passage_chars: int = knob(2400, "a longer passage is cut here (200 very long words)")
+    max_title_chars: int = knob(1000, "a longer title is cut here")
+    max_url_chars: int = knob(8192, "longer URLs are refused")
 
     # --- embedding ---
-    default_embedding_model: str = "all-minilm-l6-v2-int8"
-    embed_batch_size: int = 16
-    onnx_threads: int = 2
-    query_cache_size: int = 512
+    default_embedding_model: str = knob("all-minilm-l6-v2-int8", "a new store's model")
+    embed_batch_size: int = knob(16, "passages embedded per ONNX run")
+    onnx_threads: int = knob(2, "onnxruntime intra-op threads")
+    query_cache_size: int = knob(512, "query embeddings kept (LRU)")
 
     # --- search ---
-    default_limit: int = 10
-    max_limit: int = 100
-    candidates_per_retriever: int = 100  # passages each retriever hands to fusion
-    fusion: str = "adaptive"  # "adaptive" (measured best, docs/benchmarks.md) or "rrf"
-    rrf_k: int = 60
-    rrf_alpha: float = 0.7  # weight of the semantic ranking in weighted RRF
-    fusion_keyword_weight: float = 3.0  # adaptive fusion: BM25's vote per unit of its margin
-    fusion_keyword_rescue: float = 0.5  # BM25 margin above which its top page leads (>1: off)
-    fusion_remembered_max_terms: int = 4  # up to this many words, none a stop word: ...
-    fusion_remembered_gap: float = 1.0  # ... BM25 votes as if it had this margin
-    # * log(matching passages of the page). Seed 001 had 0.05; on the Python FAQ it cost
-    # semantic MRR .02, 0.02 keeps a small preference for pages that say more (benchmarks.md).
-    multi_passage_bonus: float = 0.02
-    # 1 = relevance only. 0.5 (the issue's value) cost FAQ MRR .011 against 0.8, which still
-    # pushes near-duplicate pages (cosine > 0.9) below distinct ones (docs/benchmarks.md).
-    mmr_lambda: float = 0.8
-    max_pages_per_domain: int = 3  # soft cap: further pages of a domain move down
-    title_boost: float = 3.0
-    url_boost: float = 2.0
-    text_boost: float = 1.0
-    snippet_chars: int = 240
+    default_limit: int = knob(10, "results a search shows when it does not say",
+                              lo=1, hi=100, user=True, group="search")
+    max_limit: int = knob(100, "results a search may ask for")
+    candidates_per_retriever: int = knob(100, "passages each retriever hands to fusion")
+    # "adaptive" measured best (docs/benchmarks.md); "rrf" is the baseline it replaced.
+    fusion: str = knob("adaptive", "how keyword and semantic rankings are fused",
+                       choices=("adaptive", "rrf"), user=True, group="search")
+    rrf_k: int = knob(60, "the k of reciprocal rank fusion (fusion: rrf)",
+                      lo=1, hi=1000, user=True, group="search")
+    rrf_alpha: float = knob(0.7, "weight of the semantic ranking in weighted RRF (fusion: rrf)",
+                            lo=0.0, hi=1.0, user=True, group="search")
+    fusion_keyword_weight: float = knob(3.0, "adaptive fusion: BM25's vote per unit of margin")
+    fusion_keyword_rescue: float = knob(
+        0.5, "BM25 margin above which its top page leads (> 1: off)")
+    fusion_remembered_max_terms: int = knob(
+        4, "a query of at most this many words, none a stop word, reads as remembered words")
+    fusion_remembered_gap: float = knob(1.0, "... and BM25 then votes as if it had this margin")
+    # Seed 001 had 0.05; on the Python FAQ it cost semantic MRR .02, 0.02 keeps a small
+    # preference for pages that say more (docs/benchmarks.md).
+    multi_passage_bonus: float = knob(
+        0.02, "a page's score grows by this * log(its matching passages)",
+        lo=0.0, hi=1.0, user=True, group="search")
+    # 0.5 cost FAQ MRR .011 against 0.8, which still pushes near-duplicate pages (cosine
+    # > 0.9) below distinct ones (docs/benchmarks.md).
+    mmr_lambda: float = knob(0.8, "diversity of results: 1 = relevance only",
+                             lo=0.0, hi=1.0, user=True, group="search")
+    max_pages_per_domain: int = knob(3, "further pages of a site move down the results",
+                                     lo=1, hi=100, user=True, group="search")
+    confidence_keyword_share: float = knob(
+        0.5, "a result matching over this share of the best BM25 score is at least medium")
+    title_boost: float = knob(3.0, "BM25 weight of a title match")
+    url_boost: float = knob(2.0, "BM25 weight of a URL match")
+    text_boost: float = knob(1.0, "BM25 weight of a passage match")
+    snippet_chars: int = knob(240, "characters of a result's snippet")
 
-    # --- answers and context (context.py, answer.py, llm.py; docs/answers.md) ---
-    llm_model: str = ""  # "" = the largest installed LLM of models.json (a pulled one wins)
-    # llama.cpp threads. Reading the prompt is compute-bound and scales with threads;
-    # writing the answer is memory-bound: 1 thread writes as fast as 2 on an idle machine,
-    # and 2 spin-waiting threads slow down ~8x when another process takes a core (measured:
-    # docs/benchmarks.md, answers).
-    llm_threads: int = 1  # generation
-    llm_batch_threads: int = 2  # prompt processing
-    llm_seed: int = 0  # fixed sampling seed: the same question on the same sources, same answer
-    llm_repeat_penalty: float = 1.15  # a 135M model loops on one sentence without it
-    answer_max_tokens: int = 120  # generated tokens at most (also capped by the model spec)
-    answer_top_k: int = 5  # passages given to the model (seed 001)
-    answer_candidates: int = 50  # passages each retriever hands to answer retrieval
-    answer_passages_per_page: int = 2  # seed 001: max passages per page
-    answer_pages_per_domain: int = 3  # seed 001: max pages per domain
-    answer_quality_weight: float = 0.3  # score = (1 - w) relevance + w passage quality (seed 001)
-    answer_min_similarity: float = 0.3  # a passage below this cosine (and no keyword hit) is
-    #                                     not evidence: with none left, no model is run at all
-    # Source tokens packed for the model. Reading the prompt dominates the first token on
-    # 2 cores (~310 tokens/s): with the offline 135M model, 600 gave first token 1.9 s p50
-    # and 42 % supported answers, 300 gave 0.75 s and 28 % (same prompt; docs/benchmarks.md).
-    # A larger pulled model answers better from the same sources: raise it with set_settings.
-    answer_token_budget: int = 300
-    tab_passages: int = 2  # best passages of the current tab added as sources
-    context_token_budget: int = 1000  # build_context / `rewind context` without a budget
-    context_min_trim_tokens: int = 24  # a passage is trimmed into the room left if at least
-    #                                    this much is left; less, and smaller ones are tried
-    citation_overlap_weight: float = 0.5  # support = (1 - w) cosine + w word overlap
-    citation_support: float = 0.45  # support at or above which a source backs a sentence
-    citation_clear: float = 0.55  # ... and at or above which a missing citation is added
-    citation_min_overlap: float = 0.5  # and at least this share of the sentence's words must
-    #                                    be in the source (a made-up detail adds new words) ...
-    citation_strong_similarity: float = 0.8  # ... unless the meaning is this close (cosine)
-    citation_min_words: int = 3  # an extractive answer uses sentences with at least this many
-    #                              content words (shorter ones are headings and fragments)
-    stream_flush_s: float = 0.05  # streamed text goes out at most this often (frames)
-    # Facets (facets.py, seed 000): the LLM splits the question, each part is retrieved and
-    # gets a share of answer_token_budget by importance. Off: the offline 135M model cannot
-    # split a question well, and it costs one more model call before the answer.
-    answer_facets: bool = False
-    facet_count: int = 4  # facets at most, the question itself (always kept) included
-    facet_max_tokens: int = 100  # tokens the model may write for the sub-questions (~25 each)
-    facet_default_importance: float = 0.5  # a sub-question the model gave no number for
-    facet_max_chars: int = 200  # a longer sub-question is cut (it becomes a search query)
+    # --- answers and context (answers/; docs/answers.md) ---
+    llm_model: str = knob("", "the answering model; '' = the largest installed")
+    # Reading the prompt is compute-bound and scales with threads; writing the answer is
+    # memory-bound: 1 thread writes as fast as 2 on an idle machine, and 2 spin-waiting
+    # threads slow down ~8x when another process takes a core (docs/benchmarks.md).
+    llm_threads: int = knob(1, "llama.cpp threads writing the answer")
+    llm_batch_threads: int = knob(2, "llama.cpp threads reading the prompt")
+    llm_seed: int = knob(0, "sampling seed: the same question on the same sources, same answer")
+    llm_repeat_penalty: float = knob(1.15, "a 135M model loops on one sentence without it")
+    answer_max_tokens: int = knob(120, "answer tokens at most (also capped by the model)",
+                                  lo=16, hi=2048, user=True, group="answers")
+    answer_top_k: int = knob(5, "passages given to the model (seed 001)")
+    answer_passages_per_page: int = knob(2, "passages of one page at most (seed 001)")
+    answer_pages_per_domain: int = knob(3, "pages of one site at most (seed 001)")
+    answer_quality_weight: float = knob(
+        0.3, "score = (1 - w) relevance + w passage quality (seed 001)")
+    answer_min_similarity: float = knob(
+        0.3, "a passage below this cosine is not evidence for an answer")
+    answer_min_keyword_share: float = knob(
+        0.5, "without an embedder: a passage under this share of the best BM25 is not evidence")
+    # Reading the prompt dominates the first token on 2 cores (~310 tokens/s): with the
+    # offline 135M model, 600 gave first token 1.9 s p50 and 42 % supported answers, 300
+    # gave 0.75 s and 28 % (docs/benchmarks.md). A larger model answers better from the
+    # same sources: raise it with set_settings.
+    answer_token_budget: int = knob(
+        300, "source tokens given to the language model (more: better supported, slower)",
+        lo=50, hi=32_768, user=True, group="answers")
+    tab_passages: int = knob(2, "best passages of the current tab added as sources")
+    context_passages: int = knob(25, "passages build_context considers")
+    context_token_budget: int = knob(1000, "build_context / `rewind context` without a budget")
+    context_min_trim_tokens: int = knob(
+        24, "a passage is trimmed into the room left if at least this much is left")
+    citation_overlap_weight: float = knob(0.5, "support = (1 - w) cosine + w word overlap")
+    citation_support: float = knob(0.45, "support at which a source backs a sentence")
+    citation_clear: float = knob(0.55, "... and at which a missing citation is added")
+    citation_min_overlap: float = knob(
+        0.5, "share of a sentence's new words its source must have (made-up details) ...")
+    citation_strong_similarity: float = knob(0.8, "... unless the meaning is this close")
+    citation_min_words: int = knob(
+        3, "content words an extracted sentence needs (shorter: headings, fragments)")
+    stream_flush_s: float = knob(0.05, "streamed text goes out at most this often")
+    # Facets (answers/facets.py, seed 000): off, because the offline 135M model cannot
+    # split a question well and it costs one more model call before the answer.
+    answer_facets: bool = knob(
+        False, "split a question into facets first (needs a capable language model)",
+        user=True, group="answers")
+    facet_count: int = knob(4, "facets at most, the question itself included",
+                            lo=1, hi=8, user=True, group="answers")
+    facet_max_tokens: int = knob(100, "tokens the model may write for the sub-questions")
+    facet_default_importance: float = knob(0.5, "a sub-question the model gave no number for")
+    facet_max_chars: int = knob(200, "a longer sub-question is cut (it becomes a query)")
 
     # --- store ---
-    busy_timeout_s: float = 10.0  # SQLite waits this long for a lock
-    writer_lock_timeout_s: float = 10.0  # a second writer waits this long, then errors
+    busy_timeout_s: float = knob(10.0, "SQLite waits this long for a lock")
+    writer_lock_timeout_s: float = knob(10.0, "a second writer waits this long, then errors")
 
-    # --- native host (protocol.py, host.py; PROTOCOL.md documents every number) ---
-    max_reply_frame_bytes: int = 1_048_576  # host -> browser, header included: Chrome kills
-    #                                         the port on a larger frame
-    max_request_bytes: int = 8 * 1024 * 1024  # browser -> host frame; larger ones are refused
-    #                                           and skipped (Chrome itself allows 64 MiB)
-    max_request_passage_chars: int = 20_000  # refused above; the engine cuts at max_passage_chars
-    max_page_text_chars: int = 1_000_000  # index_page.page.text (no passages)
-    max_query_chars: int = 2_000  # search.query, ask.question, build_context.query
-    max_context_chars: int = 200_000  # ask.page_text, build_context.raw_context
-    max_token_budget: int = 32_768  # build_context.token_budget
-    max_list_limit: int = 500  # list_pages.limit
-    export_batch_pages: int = 100  # pages read from the store per export step
-    host_read_workers: int = 2  # searches/stats in parallel with the writer and the slow lane
-    host_queue_size: int = 256  # requests waiting per lane; the reader blocks beyond it
-    host_exit_grace_s: float = 0.5  # on EOF, in-flight work gets this long, then the host exits
-    host_log_bytes: int = 1_000_000  # host.log rotates at this size (2 backups)
+    # --- native host (native/; PROTOCOL.md documents every number) ---
+    max_reply_frame_bytes: int = knob(
+        1_048_576, "host -> browser frame, header included (Chrome kills the port above)")
+    max_request_bytes: int = knob(
+        8 * 1024 * 1024, "browser -> host frame; larger ones are refused (Chrome allows 64 MiB)")
+    max_page_text_chars: int = knob(1_000_000, "index_page.page.text")
+    max_query_chars: int = knob(2_000, "search.query, ask.question, build_context.query")
+    max_context_chars: int = knob(200_000, "ask.page_text, build_context.raw_context")
+    max_token_budget: int = knob(32_768, "build_context.token_budget")
+    max_list_limit: int = knob(500, "list_pages.limit")
+    export_batch_pages: int = knob(100, "pages read from the store per export step")
+    host_read_workers: int = knob(2, "searches in parallel with the writer and the slow lane")
+    host_queue_size: int = knob(256, "requests waiting per lane; the reader blocks beyond")
+    host_exit_grace_s: float = knob(0.5, "on EOF, in-flight work gets this long")
+    host_log_bytes: int = knob(1_000_000, "host.log rotates at this size (2 backups)")
 
+    @property
+    def max_request_passage_chars(self) -> int:
+        """A passage longer than this is refused as hostile; shorter ones are cut to
+        max_passage_chars (an extension of another version may cut a little later)."""
+        return 8 * self.max_passage_chars
+
+    def capture_limits(self) -> dict[str, int]:
+        """The chunking limits the extension uses (sent in hello): one set for both sides."""
+        return {
+            "max_passage_words": self.max_passage_words,
+            "min_passage_words": self.min_passage_words,
+            "max_passages_per_page": self.max_passages_per_page,
+            "max_passage_chars": self.max_passage_chars,
+            "max_title_chars": self.max_title_chars,
+        }
+
+
+def knobs() -> dict[str, tuple[dataclasses.Field, Knob]]:
+    """Every Settings field with its Knob, in declaration order."""
+    return {f.name: (f, f.metadata["knob"]) for f in dataclasses.fields(Settings)}
+
+
+def value_type(f: dataclasses.Field, k: Knob) -> str:
+    """"bool" | "int" | "float" | "choice" | "str" (the schema's type names)."""
+    if k.choices is not None:
+        return "choice"
+    return {bool: "bool", int: "int", float: "float", str: "str"}[type(f.default)]
+
+
+def user_schema() -> dict[str, dict[str, Any]]:
+    """The settings a person may change, as `get_settings` returns them (options page)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, (f, k) in knobs().items():
+        if not k.user:
+            continue
+        entry: dict[str, Any] = {"type": value_type(f, k), "default": f.default,
+                                 "doc": k.doc, "group": k.group}
+        if k.lo is not None:
+            entry["min"] = k.lo
+        if k.hi is not None:
+            entry["max"] = k.hi
+        if k.choices is not None:
+            entry["choices"] = list(k.choices)
+        out[name] = entry
+    return out
+
+
+def check_user_value(name: str, value: Any) -> Any:
+    """`value` for the user setting `name` (an integral float counts as an integer, as
+    JavaScript sends it), or ValueError saying what is wrong. The one check of a setting:
+    set_settings and the saved overrides both use it."""
+    entry = knobs().get(name)
+    if entry is None or not entry[1].user:
+        raise ValueError("not a setting a person may change")
+    f, k = entry
+    kind = value_type(f, k)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError("expected true or false")
+        return value
+    if kind == "choice":
+        if value not in (k.choices or ()):
+            raise ValueError(f"must be one of {', '.join(k.choices or ())}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"expected a number, got {type(value).__name__}")
+    if kind == "int":
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError(f"expected an integer, got {value}")
+        value = int(value)
+    else:
+        value = float(value)
+    if not (k.lo is None or k.lo <= value) or not (k.hi is None or value <= k.hi):
+        raise ValueError(f"{value} is outside {k.lo:g}..{k.hi:g}")
+    return value
+
+
+def user_values(s: Settings) -> dict[str, Any]:
+    return {name: getattr(s, name) for name in user_schema()}
+
+
+# ---- paths ------------------------------------------------------------------------------
 
 DEFAULT_PROFILE = "default"
 _PROFILE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -139,6 +266,10 @@ def app_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def profiles_dir() -> Path:
+    return app_data_dir() / "profiles"
+
+
 def data_dir(
     profile: str = DEFAULT_PROFILE, override: str | os.PathLike[str] | None = None
 ) -> Path:
@@ -150,7 +281,7 @@ def data_dir(
         return Path(env).expanduser()
     if not valid_profile(profile):
         raise ValueError(f"invalid profile id {profile!r}")
-    return app_data_dir() / "profiles" / profile
+    return profiles_dir() / profile
 
 
 def model_dir() -> Path:

@@ -29,7 +29,7 @@ from .index.embedder import Embedder, OnnxEmbedder
 from .index.store import PageRecord, Store
 from .index.text_index import TextIndex
 from .index.vectors import VectorIndex
-from .search.searcher import Searcher, SearchQuery, SearchResponse, Thresholds
+from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
@@ -39,14 +39,19 @@ Progress = Callable[[int, int], None]
 
 
 @dataclass
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
+class TextIndexState:
+    """The text index against the store, for doctor."""
 
-    def to_dict(self) -> dict:
-        return self.__dict__.copy()
+    seq: int  # the store's change sequence
+    applied: int  # the last change the text index applied
+    stored: set[int]  # passage ids in the store
+    indexed: set[int]  # passage ids in the text index
+
+
+@dataclass
+class VectorState:
+    vector_ids: set[int]  # passages with a vector of the store's model
+    missing: int  # passages without one
 
 
 class Rewind:
@@ -75,7 +80,6 @@ class Rewind:
         self._embedder_problem: str | None = None
         self._embedder_tried = False
         self._vectors: VectorIndex | None = None
-        self._threshold_cache: dict[str, Thresholds] = {}
         if not readonly:
             self._recover()
 
@@ -175,17 +179,6 @@ class Rewind:
     def embedder_problem(self) -> str | None:
         self.embedder()
         return self._embedder_problem
-
-    def _thresholds(self) -> Thresholds:
-        name = self.model_id().partition("@")[0]
-        if name not in self._threshold_cache:
-            try:
-                spec = models.embedding_spec(name)
-                found = Thresholds(spec.confidence_high, spec.confidence_medium)
-            except RewindError:  # a model we have no spec for: a middle-of-the-road scale
-                found = Thresholds(0.6, 0.45)
-            self._threshold_cache[name] = found
-        return self._threshold_cache[name]
 
     # ---- writes ---------------------------------------------------------------------------
 
@@ -325,28 +318,22 @@ class Rewind:
             self._vectors = VectorIndex(emb.model_id, emb.dim)
         return self._vectors
 
-    def search(self, query: SearchQuery) -> SearchResponse:
-        store = self._reader()
-        self.text_index.reload(store.seq())
-        emb = self.embedder()
-        with self._vec_lock:
-            vectors = self._vector_index()
-            searcher = Searcher(store, self.text_index, vectors,
-                                emb.embed_query if emb else None, self._thresholds(),
-                                self.settings, self._embedder_problem)
-            return searcher.search(query)
-
     @contextmanager
     def searcher(self) -> Iterator[Searcher]:
-        """The current indexes as a Searcher, for callers that rank passages themselves
-        (answers, build_context: context.py). Held briefly: it locks the vectors."""
+        """The current indexes as a Searcher (search, answers and build_context retrieve
+        through it). Held briefly: it locks the vectors."""
         store = self._reader()
         self.text_index.reload(store.seq())
         emb = self.embedder()
         with self._vec_lock:
             yield Searcher(store, self.text_index, self._vector_index(),
-                           emb.embed_query if emb else None, self._thresholds(),
-                           self.settings, self._embedder_problem)
+                           emb.embed_query if emb else None,
+                           emb.confidence if emb else None, self.settings,
+                           self._embedder_problem)
+
+    def search(self, query: SearchQuery) -> SearchResponse:
+        with self.searcher() as searcher:
+            return search(searcher, query)
 
     def list_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
         return [p.to_dict() for p in self._reader().list_pages(offset, limit)]
@@ -381,60 +368,23 @@ class Rewind:
             "data_dir": str(self.data_dir),
         }
 
-    def _language_model_check(self) -> Check:
-        """The model answers would use. None installed is not a failure (answers are then
-        extracts of the pages); a named one missing, or a damaged one, is."""
-        from .answers import llm  # llama-cpp-python itself is not imported for this
+    def integrity(self) -> list[str]:
+        return self._reader().integrity()
 
-        try:
-            spec = llm.choose_spec(self.settings, self.model_dir)
-        except RewindError as exc:
-            return Check("language model", False, exc.message, exc.hint)
-        if spec is None:
-            return Check("language model", True, "none installed: answers are extracts of "
-                         f"your pages ({llm.INSTALL_HINT})")
-        st = models.status(spec, self.model_dir, verify=True)
-        return Check(f"model {spec.name}", st.installed, st.summary, st.hint)
-
-    def doctor(self) -> list[Check]:
-        checks: list[Check] = []
+    def text_index_state(self) -> TextIndexState:
         store = self._reader()
-        problems = store.integrity()
-        checks.append(Check("store", not problems,
-                            "SQLite integrity ok" if not problems else "; ".join(problems),
-                            "" if not problems else "Restore from an export, or `rewind clear`."))
-        model_id = self.model_id()
-        name = model_id.partition("@")[0]
-        try:
-            st = models.status(models.embedding_spec(name), self.model_dir, verify=True)
-            checks.append(Check(f"model {name}", st.installed, st.summary, st.hint))
-        except RewindError as exc:
-            checks.append(Check(f"model {name}", False, exc.message, exc.hint))
-
-        checks.append(self._language_model_check())
-
         seq, applied = store.seq(), self.text_index.applied_seq()
-        db_ids = store.passage_ids()
+        stored = store.passage_ids()
         self.text_index.reload()
-        text_ids = self.text_index.passage_ids()
-        lag = f" (text index at change {applied} of {seq})" if applied < seq else ""
-        same = db_ids == text_ids
-        checks.append(Check(
-            "text index", same and applied >= seq,
-            f"{len(text_ids)} passages indexed, {len(db_ids)} stored{lag}",
-            "" if same else "Run `rewind reindex` (it rebuilds from the store)."))
-        emb = self.embedder()
-        if emb is not None:
-            with self._vec_lock:
-                vectors = self._vector_index()
-                vectors.refresh(store)
-                vec_ids = set(vectors.passage_ids.tolist())
-            missing = store.unembedded(model_id)
-            ok = vec_ids <= db_ids and missing == 0
-            checks.append(Check(
-                "vectors", ok, f"{len(vec_ids)} vectors of {model_id}, {missing} passages "
-                "without one", "" if ok else "Run `rewind reindex` to embed them."))
-        else:
-            checks.append(Check("vectors", False, f"embedder unavailable: "
-                                f"{self._embedder_problem}", "Run `python3 build.py install`."))
-        return checks
+        return TextIndexState(seq, applied, stored, self.text_index.passage_ids())
+
+    def vector_state(self) -> VectorState | None:
+        """Vectors of the store's model against its passages; None without an embedder."""
+        if self.embedder() is None:
+            return None
+        store = self._reader()
+        with self._vec_lock:
+            vectors = self._vector_index()
+            vectors.refresh(store)
+            ids = set(vectors.passage_ids.tolist())
+        return VectorState(ids, store.unembedded(self.model_id()))

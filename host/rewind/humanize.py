@@ -8,24 +8,34 @@ from __future__ import annotations
 
 import time
 
-_UNITS = (
-    ("year", 365 * 86400),
-    ("month", 30 * 86400),
-    ("week", 7 * 86400),
-    ("day", 86400),
-    ("hour", 3600),
-    ("minute", 60),
-)
+MINUTE, HOUR, DAY = 60, 3600, 86400
+
+
+def _plural(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
 
 
 def ago(ts: float, now: float | None = None) -> str:
-    """'3 days ago', 'just now' (a time in the future reads as now)."""
+    """'just now', '5 minutes ago', 'yesterday', '10 days ago', '3 weeks ago', ...: the same
+    words as the extension's relativeTime (extension/lib/format.js; one table of cases,
+    tests/data/ago_cases.json, checks both). A time in the future reads as now."""
     s = max(0.0, (time.time() if now is None else now) - ts)
-    for unit, size in _UNITS:
-        if s >= size:
-            n = int(s // size)
-            return f"{n} {unit}{'s' if n > 1 else ''} ago"
-    return "just now"
+    if s < MINUTE:
+        return "just now"
+    if s < HOUR:
+        return f"{_plural(int(s // MINUTE), 'minute')} ago"
+    if s < DAY:
+        return f"{_plural(int(s // HOUR), 'hour')} ago"
+    days = int(s // DAY)
+    if days == 1:
+        return "yesterday"
+    if days < 14:
+        return f"{days} days ago"
+    if days < 60:
+        return f"{days // 7} weeks ago"
+    if days < 365:
+        return f"{days // 30} months ago"
+    return "a year ago" if days < 730 else f"{days // 365} years ago"
 
 
 def duration(seconds: float) -> str:

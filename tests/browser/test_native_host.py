@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from rewind.native import register
+from rewind.native import identity, register
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +57,7 @@ def browser_ctx(tmp_path):
     from playwright.sync_api import sync_playwright
 
     manifest = json.loads((ROOT / "extension" / "manifest.json").read_text())
-    ext_id = register.read_extension_id()
+    ext_id = identity.read_extension_id()
     assert ext_id == extension_id(manifest["key"])
     ext = tmp_path / "ext"
     ext.mkdir()

@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..config import Settings
-from .context import SENTENCE_BREAK, Source, words
+from ..text import SENTENCE_BREAK, content_words, words
+from .context import Source
 
 # [Source 1], [Sources 1 and 2], [Source 1, Source 3], [1], (Source 2)
 CITE = re.compile(
@@ -37,33 +38,6 @@ _LIST_MARKER = re.compile(r"(?m)(?:^|(?<=[:.!?])[ \t]+)[ \t]*(?:\d{1,2}[.)]|[-*â
 _CODE_FENCE = re.compile(r"```[\w+-]*")
 _LEAD_IN = re.compile(r"^\s*(?:the\s+)?(?:short\s+)?answer(?:\s+is)?\s*:\s*", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_STOP = frozenset(
-    """
-    a about above after again all also am an and any are as at be because been before being
-    between both but by can could did do does doing down during each few for from further had
-    has have having he her here hers him his how i if in into is it its itself just me more
-    most my no nor not now of off on once only or other our out over own same she should so
-    some such than that the their them then there these they this those through to too under
-    until up very was we were what when where which while who whom why will with would you
-    your source sources page pages history yes ok okay sure""".split()
-)
-
-
-def _stem(w: str) -> str:
-    for suffix in ("ing", "ed", "es", "ly", "s"):
-        if len(w) > len(suffix) + 3 and w.endswith(suffix):
-            return w[: -len(suffix)]
-    return w
-
-
-def content_words(text: str) -> set[str]:
-    return {
-        _stem(w)
-        for w in words(text)
-        if w not in _STOP and (len(w) > 1 or w.isdigit())
-    }
-
-
 def cited_numbers(text: str) -> list[int]:
     out: list[int] = []
     for m in CITE.finditer(text):

@@ -1,9 +1,10 @@
 """Context for answers and for other local AI tools: retrieve passages, pack them to a budget.
 
-`retrieve` ranks *passages*, not pages (seed 001): dense and BM25 retrieval fused as
-search does, passage quality weighted in, at most 2 passages per page and 3 pages per
-domain; the current tab's text (or any raw context a caller gives) is chunked, ranked
-against the query and interleaved with the history, so both always reach the model.
+`retrieve` ranks *passages*, not pages (seed 001): the passages search retrieves and
+fuses (search/retrieve.py, the one retrieval path), those close enough to the question
+kept, passage quality weighted in, at most 2 passages per page and 3 pages per domain;
+the current tab's text (or any raw context a caller gives) is chunked, ranked against
+the query and interleaved with the history, so both always reach the model.
 `build_context` is seed 002's contract: the packed text, the items used with their
 token counts and the total, counted with the answering model's own tokenizer. The
 total is never over the budget: the packed text is counted whole at the end and cut
@@ -15,11 +16,10 @@ This module must never write to the store, and never pass page text on unfenced.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,16 +28,13 @@ from ..capture.chunker import chunk_blocks
 from ..capture.extract import text_document
 from ..config import Settings
 from ..errors import RewindError
-from ..humanize import ago, duration
-from ..search.searcher import fuse_adaptive, fuse_rrf
-from .llm import Tokenizer, neutralise
+from ..search import PassageQuery, Searcher
+from ..text import sentences, words
+from .llm import Tokenizer
+from .prompt import FENCE_CLOSE, PASSAGE_BREAK, clean, source_header
 
-FENCE_OPEN = "<<<"
-FENCE_CLOSE = ">>>"
-PASSAGE_BREAK = "\n…\n"  # between two passages of one source
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")  # also answer.py's
-_WORD = re.compile(r"[a-z0-9]+")
-_FORGED_LABEL = re.compile(r"\[(\s*sources?\s*\d)", re.IGNORECASE)
+if TYPE_CHECKING:
+    from ..engine import Rewind
 
 
 @dataclass
@@ -73,6 +70,9 @@ class Retrieval:
     took_ms: float
     query_vector: np.ndarray | None
     notice: str | None = None
+    # The history passages as search ranked them (Searcher.passages), before the evidence
+    # gate, quality weighting and diversity: ask and search fuse a query the same way.
+    candidates: list[int] = field(default_factory=list)
     # The embedding model's "high confidence" cosine (its spec): evidence below it is only
     # near the question's topic, not likely to hold the answer.
     confident_similarity: float | None = None
@@ -111,100 +111,52 @@ def _diverse(ranked: list[Evidence], k: int, per_page: int, per_domain: int) -> 
 
 
 def history_evidence(
-    searcher, query: str, settings: Settings, k: int
-) -> tuple[list[Evidence], np.ndarray | None, str | None]:
-    """The best `k` passages of the history for `query` (a Searcher from Rewind.searcher)."""
+    searcher: Searcher, query: str, settings: Settings, k: int
+) -> tuple[list[Evidence], Retrieval]:
+    """The best `k` passages of the history for `query`, from search's own ranking: those
+    close enough to be evidence, weighted by quality, at most 2 a page and 3 pages a site."""
     s = settings
-    text = query.strip()
-    if not text:
-        return [], None, None
-    qvec = None
+    found = searcher.passages(PassageQuery(query))
     notice = None
-    if searcher.embed_query is not None and searcher.vectors is not None:
-        qvec = searcher.embed_query(text)
-        searcher.vectors.refresh(searcher.store)
-    else:
-        notice = (
-            f"Semantic search is unavailable ({searcher.embedder_problem}); "
-            "the sources were found by their words only."
-        )
-    n = s.answer_candidates
-    dense: dict[int, float] = {}
-    keyword: dict[int, float] = {}
-    page_of: dict[int, int] = {}
-    if qvec is not None:
-        for h in searcher.vectors.search(qvec, n):
-            dense[h.passage_id] = h.similarity
-            page_of[h.passage_id] = h.page_id
-    for h in searcher.text_index.search(text, n):
-        keyword[h.passage_id] = h.score
-        page_of[h.passage_id] = h.page_id
-    cosine = dict(dense)
-    missing = [pid for pid in keyword if pid not in cosine]
-    if qvec is not None and missing:
-        for pid, vec in zip(missing, searcher.vectors.vectors_for(missing), strict=True):
-            cosine[pid] = float(vec @ qvec)
-    if not dense:
-        fused = keyword
-    elif not keyword:
-        fused = dense
-    elif s.fusion == "adaptive":
-        fused = fuse_adaptive(dense, keyword, s, page_of)
-    else:
-        fused = fuse_rrf(dense, keyword, s)
-    if not fused:
-        return [], qvec, notice
-    hi, lo = max(fused.values()), min(fused.values())
-
-    def relevance(pid: int) -> float:  # 0..1 within this query's candidates
-        return (fused[pid] - lo) / (hi - lo) if hi > lo else 1.0
-
-    passages = searcher.store.passages_by_ids(fused)
-    pages = searcher.store.pages_by_ids({page_id for page_id, _ in passages.values()})
+    if found.degraded is not None:
+        notice = (f"Semantic search is unavailable ({found.degraded}); "
+                  "the sources were found by their words only.")
+    meta = Retrieval([], found.took_ms, found.query_vector, notice,
+                     candidates=[h.passage_id for h in found.hits])
+    if not found.hits:
+        return [], meta
+    hi, lo = found.hits[0].score, found.hits[-1].score
+    passages = searcher.passage_records(h.passage_id for h in found.hits)
+    pages = searcher.pages({page_id for page_id, _ in passages.values()})
     w = s.answer_quality_weight
-    kw_top = max(keyword.values(), default=0.0) or 1.0
     ranked: list[Evidence] = []
-    for pid, (page_id, p) in passages.items():
+    for h in found.hits:
+        page_id, p = passages.get(h.passage_id, (h.page_id, None))
         page = pages.get(page_id)
-        if page is None or p.is_title:  # deleted meanwhile; a title is not evidence
+        if page is None or p is None or p.is_title:  # deleted meanwhile; a title is no evidence
             continue
-        sim = cosine.get(pid)
-        kw = keyword.get(pid)
-        evidence = (sim is not None and sim >= s.answer_min_similarity) or (
-            qvec is None and kw is not None and kw / kw_top >= 0.5
-        )
+        if h.similarity is not None:
+            evidence = h.similarity >= s.answer_min_similarity
+        else:  # no embedder: the words must carry it
+            evidence = found.keyword_share(h) >= s.answer_min_keyword_share
         if not evidence:
             continue
-        ranked.append(
-            Evidence(
-                kind="history",
-                text=p.text,
-                url=page.url,
-                title=page.title,
-                score=(1 - w) * relevance(pid) + w * p.quality,
-                similarity=sim,
-                keyword=kw,
-                quality=p.quality,
-                passage_id=pid,
-                page_id=page_id,
-                position=p.position,
-                visited_at=page.last_visit,
-                visit_count=page.visit_count,
-                dwell_s=page.dwell_s,
-                domain=page.domain,
-            )
-        )
+        relevance = (h.score - lo) / (hi - lo) if hi > lo else 1.0  # 0..1 in this query
+        ranked.append(Evidence(
+            kind="history", text=p.text, url=page.url, title=page.title,
+            score=(1 - w) * relevance + w * p.quality, similarity=h.similarity,
+            keyword=h.keyword, quality=p.quality, passage_id=h.passage_id, page_id=page_id,
+            position=p.position, visited_at=page.last_visit, visit_count=page.visit_count,
+            dwell_s=page.dwell_s, domain=page.domain))
     ranked.sort(key=lambda e: (-e.score, e.passage_id or 0))
     chosen = _diverse(ranked, k, s.answer_passages_per_page, s.answer_pages_per_domain)
-    if qvec is not None and chosen:
-        vecs = searcher.vectors.vectors_for([e.passage_id for e in chosen])
+    vecs = searcher.vectors_for([e.passage_id for e in chosen]) if chosen else None
+    if vecs is not None and found.query_vector is not None:
         for e, v in zip(chosen, vecs, strict=True):
             e.vector = v if np.any(v) else None
-    return chosen, qvec, notice
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    if found.query_vector is not None and searcher.confidence is not None:
+        meta.confident_similarity = searcher.confidence.high
+    return chosen, meta
 
 
 def provided_evidence(
@@ -267,19 +219,19 @@ def interleave(first: list[Evidence], second: list[Evidence]) -> list[Evidence]:
 
 
 def retrieve(
-    engine, query: str, settings: Settings, *, k: int, provided: TabContext | None = None
+    engine: Rewind, query: str, settings: Settings, *, k: int,
+    provided: TabContext | None = None
 ) -> Retrieval:
     """History passages for `query`, with the provided text's best passages interleaved."""
     t0 = time.perf_counter()
     with engine.searcher() as searcher:
-        history, qvec, notice = history_evidence(searcher, query, settings, k)
-        confident = searcher.thresholds.high if qvec is not None else None
+        history, found = history_evidence(searcher, query, settings, k)
     if provided is not None and provided.text.strip():
         emb = engine.embedder()
         n = settings.tab_passages if provided.kind == "tab" else k
         extra = provided_evidence(
-            provided, query, qvec, emb.embed_documents if emb else None, settings, n
-        )
+            provided, query, found.query_vector, emb.embed_documents if emb else None,
+            settings, n)
         if provided.url:  # the tab itself, when it is also in the history: once is enough
             try:
                 same = urls.normalize(provided.url, settings.max_url_chars)
@@ -287,7 +239,9 @@ def retrieve(
                 same = provided.url
             history = [e for e in history if e.url not in (same, provided.url)]
         history = interleave(extra, history)
-    return Retrieval(history, (time.perf_counter() - t0) * 1000, qvec, notice, confident)
+    found.evidence = history
+    found.took_ms = (time.perf_counter() - t0) * 1000
+    return found
 
 
 # ---- packing ------------------------------------------------------------------------------
@@ -370,33 +324,9 @@ class BuiltContext:
         }
 
 
-def clean(text: str) -> str:
-    """Page text as data: no fence markers, no forged source labels, no template tokens."""
-    text = text.replace(FENCE_OPEN, "‹‹‹").replace(FENCE_CLOSE, "›››")
-    text = _FORGED_LABEL.sub(r"(\1", text)
-    return neutralise(text).strip()
-
-
-def header(n: int, ev: Evidence, now: float) -> str:
-    title = clean(ev.title).replace("\n", " ") or "(untitled)"
-    if ev.kind == "tab":
-        lines = [f"[Source {n}] Current tab: {title}", f"URL: {clean(ev.url)}"]
-    elif ev.kind == "raw":
-        lines = [f"[Source {n}] Provided context" + (f": {title}" if ev.title else "")]
-    else:
-        lines = [f"[Source {n}] {title}", f"URL: {clean(ev.url)}"]
-        if ev.visited_at:
-            when = datetime.fromtimestamp(ev.visited_at).strftime("%Y-%m-%d")
-            visits = f"{ev.visit_count} visit{'s' if ev.visit_count != 1 else ''}"
-            lines.append(
-                f"Visited: {when} ({ago(ev.visited_at, now)}), {visits}, "
-                f"read {duration(ev.dwell_s)}"
-            )
-    return "\n".join(lines) + "\n" + FENCE_OPEN + "\n"
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_BREAK.split(text) if s and s.strip()]
+def header(n: int, ev: Evidence) -> str:
+    return source_header(n, ev.kind, ev.title, ev.url, ev.visited_at, ev.visit_count,
+                         ev.dwell_s)
 
 
 def trim(text: str, room: int, query: str, tok: Tokenizer) -> str:
@@ -442,13 +372,13 @@ def _join(parts: list[str], idx: list[int]) -> str:
     return " ".join(out)
 
 
-def render(sources: list[Source], now: float) -> str:
+def render(sources: list[Source]) -> str:
     blocks = []
     for src in sources:
         if not src.texts:
             continue
         blocks.append(
-            header(src.n, src.passages[0], now) + PASSAGE_BREAK.join(src.texts) + "\n" + FENCE_CLOSE
+            header(src.n, src.passages[0]) + PASSAGE_BREAK.join(src.texts) + "\n" + FENCE_CLOSE
         )
     return "\n\n".join(blocks)
 
@@ -459,11 +389,9 @@ def pack(
     tok: Tokenizer,
     query: str,
     settings: Settings,
-    now: float | None = None,
 ) -> BuiltContext:
     """Greedy packing, best first, never over `budget` tokens of the whole text."""
     t0 = time.perf_counter()
-    now = time.time() if now is None else now
     budget = max(0, int(budget))
     sources: list[Source] = []
     by_key: dict[str, Source] = {}
@@ -478,7 +406,7 @@ def pack(
         n = len(sources) + 1 if new_source else src.n
         if new_source:
             overhead = tok.count(
-                ("\n\n" if sources else "") + header(n, ev, now) + "\n" + FENCE_CLOSE
+                ("\n\n" if sources else "") + header(n, ev) + "\n" + FENCE_CLOSE
             )
         else:
             overhead = tok.count(PASSAGE_BREAK)
@@ -503,7 +431,7 @@ def pack(
         )
         used += cost + overhead
 
-    text = render(sources, now)
+    text = render(sources)
     total = tok.count(text)
     # Token counts of parts need not add up to the count of the whole (merges across
     # joins): cut the last passage until the whole fits. Rare, and never more than a few.
@@ -522,7 +450,7 @@ def pack(
             items.pop()
             if not src.texts:
                 sources.remove(src)
-        text = render(sources, now)
+        text = render(sources)
         total = tok.count(text)
     return BuiltContext(
         text, items, sources, total, budget, tok.name, (time.perf_counter() - t0) * 1000
@@ -530,7 +458,7 @@ def pack(
 
 
 def build_context(
-    engine,
+    engine: Rewind,
     query: str,
     raw_context: str | None,
     token_budget: int,
@@ -545,7 +473,7 @@ def build_context(
     if provided is None and raw_context and raw_context.strip():
         provided = TabContext(raw_context, kind="raw")
     found = retrieve(
-        engine, query, settings, k=k or settings.answer_candidates // 2, provided=provided
+        engine, query, settings, k=k or settings.context_passages, provided=provided
     )
     built = pack(found.evidence, token_budget, tok, query, settings)
     built.retrieval_ms = found.took_ms

@@ -24,28 +24,19 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..errors import RewindError
-from .context import BuiltContext, Evidence, Retrieval, TabContext, pack, retrieve, words
-from .llm import Tokenizer, neutralise
+from ..text import words
+from .context import BuiltContext, Evidence, Retrieval, TabContext, pack, retrieve
+from .llm import Llm, Tokenizer
+from .prompt import FACETS_EXAMPLE_ANSWER, facets_messages
+
+if TYPE_CHECKING:
+    from ..engine import Rewind
 
 log = logging.getLogger(__name__)
-
-# Numbered lines are what a small chat model writes most reliably (JSON is parsed too).
-SYSTEM_PROMPT = (
-    "Split the person's question into at most {n} short, simpler search questions that "
-    "together cover it. Write one per line, numbered, each followed by how important "
-    "it is for answering the question, from 0 to 1, in parentheses. Write nothing else."
-)
-# One worked example: small models follow an example far better than a description.
-EXAMPLE_QUESTION = "Which laptop should I buy for travel and photo editing?"
-EXAMPLE_ANSWER = (
-    "1. Which laptops are light enough for travel? (importance 0.9)\n"
-    "2. Which laptops have a screen good for photo editing? (importance 0.8)\n"
-    "3. How much battery life do travel laptops have? (importance 0.5)"
-)
 
 _ITEM = re.compile(r"^\s*(?:\(?\d{1,2}\s*[.):]|[-*•])\s*(?P<rest>.+)$")
 # At the end of a line: "(importance 0.8)", "- importance: 0.8", "(0.8)", "...? 0.8" or
@@ -137,7 +128,7 @@ def _from_lines(text: str) -> list[tuple[str, Any]]:
 
 
 # A model that copies the example has not split this question.
-_EXAMPLE_KEYS = {frozenset(words(q)) for q, _ in _from_lines(EXAMPLE_ANSWER)}
+_EXAMPLE_KEYS = {frozenset(words(q)) for q, _ in _from_lines(FACETS_EXAMPLE_ANSWER)}
 
 
 def parse_facets(text: str, question: str, settings: Settings) -> list[Facet]:
@@ -162,18 +153,13 @@ def parse_facets(text: str, question: str, settings: Settings) -> list[Facet]:
 
 
 def decompose(
-    question: str, model: Any, settings: Settings, cancel: threading.Event | None = None
+    question: str, model: Llm, settings: Settings, cancel: threading.Event | None = None
 ) -> list[Facet]:
-    """Facets of `question` from the loaded LLM (`llm.Llm`); the question alone on failure."""
+    """Facets of `question` from the loaded language model; the question alone on failure."""
     n = settings.facet_count - 1
     if n < 1:
         return [Facet(question, 1.0)]
-    messages = [
-        {"role": "system", "content": SYSTEM_PROMPT.format(n=n)},
-        {"role": "user", "content": f"Question: {EXAMPLE_QUESTION}"},
-        {"role": "assistant", "content": EXAMPLE_ANSWER},
-        {"role": "user", "content": f"Question: {neutralise(question)}"},
-    ]
+    messages = facets_messages(question, n)
     text = ""
     try:
         stream = model.stream(messages, max_tokens=settings.facet_max_tokens, cancel=cancel)
@@ -197,7 +183,7 @@ def decompose(
 
 
 def retrieve_facets(
-    engine: Any,
+    engine: Rewind,
     facets: Sequence[Facet],
     settings: Settings,
     *,
@@ -242,7 +228,6 @@ def pack_facets(
     tok: Tokenizer,
     question: str,
     settings: Settings,
-    now: float | None = None,
 ) -> BuiltContext:
     """Each facet's passages packed into its share of `budget`, then all of them at once.
 
@@ -262,7 +247,7 @@ def pack_facets(
         share = int(budget * imp / total) if total > 0 else budget // len(live)
         fresh = [ev for ev in evidence[i] if _identity(ev) not in taken]
         # pack's own trimming, to the facet's question: the sentences about *this* facet
-        part = pack(fresh, share + carry, tok, facets[i].question, settings, now)
+        part = pack(fresh, share + carry, tok, facets[i].question, settings)
         chosen[i] = [replace(ev, text=text) for ev, text in _packed(part)]
         taken |= {_identity(ev) for ev in chosen[i]}
         # items, not the whole text's count: the measure `tokens` is reported in below
@@ -276,7 +261,7 @@ def pack_facets(
             if rank < len(chosen[i]):
                 merged.append(chosen[i][rank])
                 owner[id(chosen[i][rank])] = i
-    built = pack(merged, budget, tok, question, settings, now)
+    built = pack(merged, budget, tok, question, settings)
     for facet in facets:
         facet.tokens = 0
     for (ev, _text), item in zip(_packed(built), built.items, strict=True):

@@ -1,6 +1,7 @@
-"""The local language model: a GGUF chat model run with llama-cpp-python, and its tokenizer.
+"""The local language model: the `Llm` interface, a GGUF chat model run with
+llama-cpp-python behind it, its tokenizer, and a scripted stand-in for unit tests.
 
-`Llm` loads one model once (the host keeps it warm for the connection), checks that it
+`GgufLlm` loads one model once (the host keeps it warm for the connection), checks that it
 has a chat template (a base model has none and never stops), streams a chat answer
 token by token and stops within a token of `cancel` being set (prompt processing is
 aborted through llama.cpp's abort callback, so a long prompt stops quickly too).
@@ -8,8 +9,8 @@ llama.cpp keeps the previous prompt's KV cache, so a follow-up over the same sou
 only processes what changed. `GgufTokenizer` counts tokens exactly as the model sees
 them; `tokenizer()` gives one without loading the weights (vocab only), for budgets.
 This module must never download anything, never set OMP_WAIT_POLICY (4x slower on
-2 cores here), and never let text from a page reach the model as special tokens
-(see `neutralise`).
+2 cores here), and never build a prompt itself (prompt.py does, and keeps page text
+from reaching the model as special tokens).
 """
 
 from __future__ import annotations
@@ -27,23 +28,7 @@ from ..errors import Code, RewindError
 from ..index import models
 from ..index.models import LlmSpec
 
-GGUF_FILE = "model.gguf"  # the one file of an LLM spec (models.json)
 INSTALL_HINT = "Install it with `python3 build.py install` (the offline default)."
-_SPECIAL = re.compile(r"<\|[^|<>\n]{0,40}\|>|</?s>|\[/?INST\]", re.IGNORECASE)
-
-
-def neutralise(text: str) -> str:
-    """Text safe to put in a prompt: control markers of chat templates are broken up.
-
-    The prompt is tokenised with special tokens enabled (the template's own markers must
-    be), so a page containing `<|im_start|>system` would otherwise open a new turn.
-    """
-    return _SPECIAL.sub(
-        lambda m: (
-            m.group(0).replace("<", "‹").replace(">", "›").replace("[", "⟦").replace("]", "⟧")
-        ),
-        text,
-    )
 
 
 class Tokenizer(Protocol):
@@ -200,7 +185,31 @@ def tokenizer(spec: LlmSpec, model_dir: Path) -> GgufTokenizer:
     return GgufTokenizer(model, spec.name)
 
 
-class Llm:
+class Llm(Protocol):
+    """A loaded chat model.
+
+    Contract: `stream(messages, max_tokens=, cancel=)` yields the answer's text pieces,
+    stops (quietly) within a token of `cancel` being set, and sets `finish_reason` to
+    "stop" or "length" when the model is done; the same messages give the same text
+    (seeded sampling). `tokenizer` counts tokens exactly as the model sees them; `n_ctx`
+    is its context window. One chat at a time: callers wait for each other.
+    """
+
+    name: str
+    spec: LlmSpec
+    tokenizer: Tokenizer
+    finish_reason: str | None
+
+    @property
+    def n_ctx(self) -> int: ...
+
+    def stream(self, messages: Sequence[dict[str, str]], *, max_tokens: int,
+               cancel: threading.Event | None = None) -> Iterator[str]: ...
+
+    def close(self) -> None: ...
+
+
+class GgufLlm:
     """One loaded GGUF chat model; `stream` answers one chat at a time."""
 
     def __init__(self, spec: LlmSpec, model_dir: Path, settings: Settings) -> None:
@@ -299,3 +308,45 @@ class Llm:
             with contextlib.suppress(Exception):
                 llama.close()
             self._llama = None
+
+
+class ScriptedLlm:
+    """An `Llm` that says its replies in turn, word by word, and records what it was asked:
+    for unit tests of the logic around the model (never for its quality). `fail=True`
+    makes `stream` raise as a broken model would."""
+
+    def __init__(self, *replies: str, fail: bool = False, n_ctx: int = 4096) -> None:
+        self.name = "scripted"
+        self.spec = LlmSpec("scripted", "a scripted stand-in", n_ctx, 0.0, 400, ())
+        self.tokenizer: Tokenizer = WordTokenizer()
+        self.replies = list(replies)
+        self.fail = fail
+        self.finish_reason: str | None = "stop"
+        self.prompts: list[list[dict[str, str]]] = []
+        self.calls: list[tuple[list[dict[str, str]], int]] = []  # (messages, max_tokens)
+        self.said = ""  # everything streamed so far
+        self.closed = False  # the last stream was closed (the model is free again)
+
+    @property
+    def n_ctx(self) -> int:
+        return self.spec.n_ctx
+
+    def stream(self, messages: Sequence[dict[str, str]], *, max_tokens: int,
+               cancel: threading.Event | None = None) -> Iterator[str]:
+        self.prompts.append(list(messages))
+        self.calls.append((list(messages), max_tokens))
+        if self.fail:
+            raise RewindError(Code.INTERNAL, "The language model failed.", "")
+        text = self.replies.pop(0) if self.replies else ""
+        self.closed = False
+        try:
+            for piece in re.split(r"(?<=\s)", text):
+                if cancel is not None and cancel.is_set():
+                    return
+                self.said += piece
+                yield piece
+        finally:
+            self.closed = True
+
+    def close(self) -> None:
+        self.closed = True

@@ -24,7 +24,7 @@ from .. import config
 from ..config import Settings
 from ..errors import Code, RewindError
 from . import models
-from .models import EmbeddingSpec
+from .models import Confidence, EmbeddingSpec
 
 
 class Embedder(Protocol):
@@ -38,6 +38,8 @@ class Embedder(Protocol):
     - Texts longer than `max_tokens` are truncated, never refused.
     - `model_id` names the model and dimension ("name@dim"). Vectors are comparable only
       with vectors of the same model_id: store it with every vector.
+    - `confidence` holds the cosines that count as a high / medium match on this model's
+      scale (its spec's).
     - `count_tokens(text)` counts what the model sees for `text` as a document (prefix and
       special tokens included, before truncation); `truncate_to_tokens(text, n)` returns
       the longest prefix of text whose count is at most n (approximately, at token joins).
@@ -46,6 +48,7 @@ class Embedder(Protocol):
     model_id: str
     dim: int
     max_tokens: int
+    confidence: Confidence
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 
@@ -105,6 +108,7 @@ class OnnxEmbedder:
                 f"Choose one of its dimensions: {', '.join(map(str, spec.matryoshka_dims))}.",
             )
         self.model_id = f"{spec.name}@{self.dim}"
+        self.confidence = spec.confidence
         self.max_tokens = spec.max_tokens
         self._batch_size = max(1, settings.embed_batch_size)
         self._cache = _QueryCache(settings.query_cache_size)
@@ -278,6 +282,7 @@ class FakeEmbedder:
         self.dim = dim
         self.max_tokens = max_tokens
         self.model_id = f"fake@{dim}"
+        self.confidence = Confidence(0.6, 0.45)  # the fake's own cosine scale
 
     def _vector(self, text: str) -> np.ndarray:
         v = np.zeros(self.dim, dtype=np.float32)

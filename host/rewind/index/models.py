@@ -45,6 +45,15 @@ class FileSpec:
 
 
 @dataclass(frozen=True)
+class Confidence:
+    """Cut-offs on one model's cosine scale: at or above `high` a match is "high",
+    at or above `medium` "medium". They belong to the model (its spec) and nowhere else."""
+
+    high: float
+    medium: float
+
+
+@dataclass(frozen=True)
 class EmbeddingSpec:
     name: str
     description: str
@@ -60,6 +69,10 @@ class EmbeddingSpec:
     confidence_high: float  # cosine at or above: "high" confidence
     confidence_medium: float
     files: tuple[FileSpec, ...]
+
+    @property
+    def confidence(self) -> Confidence:
+        return Confidence(self.confidence_high, self.confidence_medium)
 
 
 @dataclass(frozen=True)

@@ -19,26 +19,10 @@ import tantivy
 
 from .. import faults
 from ..config import Settings
+from ..text import STOP_WORDS
 from .store import Store
 
 ANALYZER = "rewind_en"
-
-# A common English stop-word list: on the Python FAQ set it lifted BM25 MRR@10 from
-# .632 to .688 (notes/eval-data.md); tantivy's own 33-word list changed nothing.
-STOP_WORDS = sorted(set("""
-a about above after again against all am an and any are aren't as at be because been before
-being below between both but by can can't cannot could couldn't did didn't do does doesn't
-doing don't down during each few for from further had hadn't has hasn't have haven't having he
-he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if
-in into is isn't it it's its itself let's me more most mustn't my myself no nor not of off on
-once only or other ought our ours ourselves out over own same shan't she she'd she'll she's
-should shouldn't so some such than that that's the their theirs them themselves then there
-there's these they they'd they'll they're they've this those through to too under until up very
-was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which
-while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've
-your yours yourself yourselves also just may might must shall us s t can will
-""".split()))
-
 
 @dataclass
 class KeywordHit:
@@ -53,7 +37,7 @@ def _analyzer() -> tantivy.TextAnalyzer:
         .filter(tantivy.Filter.remove_long(40))
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
-        .filter(tantivy.Filter.custom_stopword(STOP_WORDS))
+        .filter(tantivy.Filter.custom_stopword(sorted(STOP_WORDS)))
         .filter(tantivy.Filter.stemmer("english"))
         .build()
     )

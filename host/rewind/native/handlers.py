@@ -13,25 +13,29 @@ names, or treat page text as anything but data.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .. import __version__, config
+from .. import __version__, config, profile_settings
 from ..config import Settings
 from ..errors import Code, RewindError
-from . import protocol
-from .protocol import Request
+from .framing import Id, encode
+from .replies import ListPacker, pack_list, part_reply, split_page
+from .requests import PROTOCOL_VERSION, Request
+from .schema import MISSING
+
+if TYPE_CHECKING:
+    from ..answers.answer import Answerer
+    from ..engine import Rewind
 
 log = logging.getLogger("rewind.host")
 
-HOST_SETTINGS_FILE = "host_settings.json"  # set_settings overrides, in the profile's data dir
 
 
 class Cancelled(Exception):
@@ -46,8 +50,8 @@ class Session:
     data_dir_override: str | os.PathLike[str] | None = None
     profile: str | None = None
     data_dir: Path | None = None
-    engine: Any = None  # rewind.engine.Rewind once hello has opened it
-    answerer: Any = None  # rewind.answer.Answerer: keeps the language model loaded (warm)
+    engine: Rewind | None = None  # once hello has opened the profile
+    answerer: Answerer | None = None  # keeps the language model loaded (warm)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
@@ -65,14 +69,16 @@ class Ctx:
     session: Session
     send_frames: Callable[[list[bytes]], None]  # already-encoded frames, in order
     cancel: threading.Event = field(default_factory=threading.Event)
-    cancel_request: Callable[[protocol.Id], bool] = lambda _id: False
+    cancel_request: Callable[[Id], bool] = lambda _id: False
 
     @property
     def args(self) -> dict[str, Any]:
         return self.req.args
 
     @property
-    def engine(self) -> Any:
+    def engine(self) -> Rewind:
+        """The profile's engine (the host checks that hello opened it before dispatching)."""
+        assert self.session.engine is not None
         return self.session.engine
 
     @property
@@ -94,48 +100,6 @@ class Handler:
     needs_engine: bool = True
 
 
-# ---- host settings (set_settings) -------------------------------------------------------
-
-
-def load_host_settings(data_dir: Path, base: Settings) -> dict[str, Any]:
-    """The overrides saved by set_settings; a damaged file or entry is skipped (and logged)."""
-    path = data_dir / HOST_SETTINGS_FILE
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError) as exc:
-        log.warning("ignoring %s: %s", path, exc)
-        return {}
-    if not isinstance(raw, dict):
-        log.warning("ignoring %s: not a JSON object", path)
-        return {}
-    fields = protocol.settings_schema(base).fields
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        try:  # one by one: a setting a newer or older host does not know is skipped alone
-            if key not in fields:
-                raise protocol.BadField(key, "not a setting of this host")
-            out[key] = protocol.check(fields[key].spec, value, key)
-        except protocol.BadField as exc:
-            log.warning("ignoring a saved setting in %s: %s", path, exc)
-    return out
-
-
-def save_host_settings(data_dir: Path, overrides: dict[str, Any]) -> None:
-    path = data_dir / HOST_SETTINGS_FILE
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(overrides, fh, indent=1, sort_keys=True)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)  # atomic: a crash leaves the old or the new file
-
-
-def current_settings(s: Settings) -> dict[str, Any]:
-    return {k: getattr(s, k) for k in protocol.settings_schema(s).fields}
-
-
 # ---- handlers ---------------------------------------------------------------------------
 
 
@@ -154,9 +118,8 @@ def hello(ctx: Ctx) -> Reply:
             )
         if s.engine is None:
             data_dir = config.data_dir(profile, s.data_dir_override)
-            base = s.settings
-            overrides = load_host_settings(data_dir, base)
-            eng = Rewind.open(data_dir, dataclasses.replace(base, **overrides), writer=True)
+            settings = profile_settings.apply(s.settings, data_dir)
+            eng = Rewind.open(data_dir, settings, writer=True)
             s.profile, s.data_dir, s.engine = profile, data_dir, eng
             log.info(
                 "hello: profile=%s protocol=%s client=%s data_dir=%s",
@@ -170,7 +133,7 @@ def hello(ctx: Ctx) -> Reply:
     except RewindError as exc:
         model_rows = [{"error": exc.to_dict()}]
     return {
-        "protocol_version": protocol.PROTOCOL_VERSION,
+        "protocol_version": PROTOCOL_VERSION,
         "host_version": __version__,
         "profile": s.profile,
         "models": model_rows,
@@ -179,6 +142,7 @@ def hello(ctx: Ctx) -> Reply:
             "max_request_bytes": s.settings.max_request_bytes,
             "max_reply_frame_bytes": s.settings.max_reply_frame_bytes,
         },
+        "capture": s.settings.capture_limits(),
     }
 
 
@@ -210,7 +174,7 @@ def record_visit(ctx: Ctx) -> Reply:
 
 
 def search(ctx: Ctx) -> Reply:
-    from ..search.searcher import SearchQuery
+    from ..search import SearchQuery
 
     a = ctx.args
     eng = ctx.engine
@@ -225,7 +189,7 @@ def search(ctx: Ctx) -> Reply:
     resp = eng.search(q)
     ctx.check_cancelled()
     ctx.send_frames(
-        protocol.pack_list(
+        pack_list(
             ctx.req.id,
             "results",
             [h.to_dict() for h in resp.results],
@@ -238,17 +202,39 @@ def search(ctx: Ctx) -> Reply:
     return None
 
 
-def _answerer(session: Session) -> Any:
+def _answerer(ctx: Ctx) -> Answerer:
     from ..answers.answer import Answerer
 
-    with session.lock:
-        if session.answerer is None:
-            session.answerer = Answerer(session.engine)
-        return session.answerer
+    with ctx.session.lock:
+        if ctx.session.answerer is None:
+            ctx.session.answerer = Answerer(ctx.engine)
+        return ctx.session.answerer
+
+
+class Coalescer:
+    """Sends streamed text at most every `interval` s (the first piece at once): an
+    answer's tokens go out in a few frames, not one frame a token."""
+
+    def __init__(self, send: Callable[[str], None], interval: float) -> None:
+        self._send = send
+        self._interval = interval
+        self._buf: list[str] = []
+        self._last: float | None = None
+
+    def __call__(self, piece: str) -> None:
+        self._buf.append(piece)
+        now = time.monotonic()
+        if self._last is None or now - self._last >= self._interval:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buf:
+            text, self._buf = "".join(self._buf), []
+            self._last = time.monotonic()
+            self._send(text)
 
 
 def ask(ctx: Ctx) -> Reply:
-    from ..answers.answer import Coalescer
     from ..answers.context import TabContext
 
     a = ctx.args
@@ -258,11 +244,11 @@ def ask(ctx: Ctx) -> Reply:
 
     def send(text: str) -> None:
         if not ctx.cancel.is_set():
-            part = protocol.part_reply(ctx.req.id, chunk=text)
-            ctx.send_frames([protocol.encode(part, ctx.max_frame)])
+            part = part_reply(ctx.req.id, chunk=text)
+            ctx.send_frames([encode(part, ctx.max_frame)])
 
     chunks = Coalescer(send, ctx.session.settings.stream_flush_s)
-    result = _answerer(ctx.session).ask(a["question"], provided=provided, on_chunk=chunks,
+    result = _answerer(ctx).ask(a["question"], provided=provided, on_chunk=chunks,
                                         cancel=ctx.cancel)
     chunks.flush()
     ctx.check_cancelled()
@@ -271,7 +257,7 @@ def ask(ctx: Ctx) -> Reply:
 
 def build_context(ctx: Ctx) -> Reply:
     a = ctx.args
-    built = _answerer(ctx.session).build_context(a["query"], a["raw_context"],
+    built = _answerer(ctx).build_context(a["query"], a["raw_context"],
                                                  a["token_budget"])
     ctx.check_cancelled()
     return built.to_dict()
@@ -286,7 +272,7 @@ def list_pages(ctx: Ctx) -> Reply:
     pages = ctx.engine.list_pages(offset, limit + 1)  # one more tells whether more follow
     more = len(pages) > limit
     ctx.send_frames(
-        protocol.pack_list(
+        pack_list(
             ctx.req.id,
             "pages",
             pages[:limit],
@@ -302,7 +288,7 @@ def list_pages(ctx: Ctx) -> Reply:
 def export(ctx: Ctx) -> Reply:
     eng = ctx.engine
     batch = ctx.session.settings.export_batch_pages
-    packer = protocol.ListPacker(ctx.req.id, "pages", ctx.max_frame, split=protocol.split_page)
+    packer = ListPacker(ctx.req.id, "pages", ctx.max_frame, split=split_page)
     offset = pages = 0
     while True:
         ctx.check_cancelled()
@@ -340,23 +326,17 @@ def clear(ctx: Ctx) -> Reply:
 
 def get_settings(ctx: Ctx) -> Reply:
     return {
-        "settings": current_settings(ctx.engine.settings),
-        "defaults": current_settings(ctx.session.settings),
+        "settings": config.user_values(ctx.engine.settings),
+        "defaults": config.user_values(ctx.session.settings),
+        "schema": config.user_schema(),
     }
 
 
 def set_settings(ctx: Ctx) -> Reply:
     s = ctx.session
-    given = {k: v for k, v in ctx.args["settings"].items() if v is not protocol.MISSING}
+    given = {k: v for k, v in ctx.args["settings"].items() if v is not MISSING}
     with s.lock:
-        overrides = load_host_settings(s.data_dir, s.settings)
-        for key, value in given.items():
-            if value is None:
-                overrides.pop(key, None)  # null: back to the default
-            else:
-                overrides[key] = value
-        save_host_settings(s.data_dir, overrides)
-        s.engine.settings = dataclasses.replace(s.settings, **overrides)
+        s.engine.settings = profile_settings.update(s.settings, s.data_dir, given)
     return get_settings(ctx)
 
 

@@ -1,10 +1,9 @@
-"""The native messaging host (`rewind serve`) and its debugging client (`rewind send`).
+"""The native messaging host (`rewind serve`): what the browser starts.
 
-`serve` is what the browser starts: it checks the caller's origin, reads frames
-on stdin, hands each checked request to a lane (one writer thread, a small read
-pool, one slow thread), writes replies on stdout under a lock, and exits within
-a second of EOF. `send` starts the host exactly as a browser does and prints
-every reply frame as a JSON line.
+It checks the caller's origin, reads frames on stdin, hands each checked request to a
+lane (one writer thread, a small read pool, one slow thread), writes replies on stdout
+under a lock, and exits within a second of EOF. `rewind send` (client.py) starts it
+exactly as a browser does.
 This module must never write anything but frames to the real stdout (fd 1 is
 pointed at stderr while serving, so a stray print cannot corrupt the stream),
 and never log page text or queries.
@@ -14,13 +13,11 @@ from __future__ import annotations
 
 import errno
 import functools
-import json
 import logging
 import logging.handlers
 import os
 import queue
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -32,25 +29,17 @@ from typing import Any
 from .. import config
 from ..config import Settings
 from ..errors import Code, RewindError
-from . import protocol, register
+from .framing import FrameTooLarge, Id, Oversized, Read, Truncated, encode, frames
 from .handlers import HANDLERS, Cancelled, Ctx, Handler, Session
-from .protocol import Id, Request
+from .identity import allowed_origins
+from .replies import error_from, error_reply, ok_reply
+from .requests import ProtocolError, Request, parse_request
 
 log = logging.getLogger("rewind.host")
 LOG_FILE = "host.log"
-ORIGINS_ENV = "REWIND_ALLOWED_ORIGINS"
 
 
-# ---- origins and logging ----------------------------------------------------------------
-
-
-def allowed_origins() -> list[str]:
-    """$REWIND_ALLOWED_ORIGINS (the launcher sets it at install), else the checkout's ID."""
-    env = os.environ.get(ORIGINS_ENV, "").strip()
-    if env:
-        return [o.strip() for o in env.split(",") if o.strip()]
-    ext_id = register.read_extension_id()
-    return [register.origin(ext_id)] if ext_id else []
+# ---- logging ----------------------------------------------------------------
 
 
 def log_path(data_dir_override: str | os.PathLike[str] | None) -> Path:
@@ -93,7 +82,7 @@ class Output:
                 if self.closed:
                     return
                 if len(data) > self.max_frame:  # never: the packers guarantee it
-                    raise protocol.FrameTooLarge(f"{len(data)}-byte frame refused")
+                    raise FrameTooLarge(f"{len(data)}-byte frame refused")
                 try:
                     self._write(data)
                     self.frames += 1
@@ -103,11 +92,11 @@ class Output:
 
     def send(self, msg: dict[str, Any]) -> None:
         try:
-            data = protocol.encode(msg, self.max_frame)
-        except (protocol.FrameTooLarge, ValueError) as exc:
+            data = encode(msg, self.max_frame)
+        except (FrameTooLarge, ValueError) as exc:
             log.error("reply to %r not sendable: %s", msg.get("id"), exc)
-            data = protocol.encode(
-                protocol.error_reply(
+            data = encode(
+                error_reply(
                     msg.get("id"),
                     Code.INTERNAL,
                     f"The reply could not be sent ({exc}). This is a bug in Rewind's host: "
@@ -174,19 +163,19 @@ class Lane:
 
 def _error_for(exc: BaseException, req: Request) -> dict[str, Any]:
     if isinstance(exc, RewindError):
-        return protocol.error_from(req.id, exc)
+        return error_from(req.id, exc)
     if isinstance(exc, Cancelled):
-        return protocol.error_reply(req.id, Code.CANCELLED, "Cancelled.")
+        return error_reply(req.id, Code.CANCELLED, "Cancelled.")
     full = (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or (
         isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
     )
     if full:
-        return protocol.error_reply(
+        return error_reply(
             req.id,
             Code.DISK_FULL,
             "The disk is full; nothing was written. Free some space and try again.",
         )
-    return protocol.error_reply(
+    return error_reply(
         req.id,
         Code.INTERNAL,
         f"Rewind's host failed on {req.type} ({type(exc).__name__}). This is a bug: please "
@@ -211,10 +200,10 @@ class Host:
 
     def on_payload(self, payload: bytes) -> None:
         try:
-            req = protocol.parse_request(payload, self.session.settings)
-        except protocol.ProtocolError as exc:
+            req = parse_request(payload, self.session.settings)
+        except ProtocolError as exc:
             log.info("refused frame of %d bytes: %s", len(payload), exc.code.value)
-            self.out.send(protocol.error_from(exc.req_id, exc))
+            self.out.send(error_from(exc.req_id, exc))
             return
         self.dispatch(req)
 
@@ -222,7 +211,7 @@ class Host:
         handler = HANDLERS[req.type]
         if handler.needs_engine and self.session.engine is None:
             self.out.send(
-                protocol.error_reply(
+                error_reply(
                     req.id,
                     Code.BAD_REQUEST,
                     "Send hello first: it says which profile to use.",
@@ -239,7 +228,7 @@ class Host:
                 self._inflight[req.id] = job
         if busy:
             self.out.send(
-                protocol.error_reply(
+                error_reply(
                     req.id,
                     Code.BAD_REQUEST,
                     f"Request id {req.id!r} is still in use by an unfinished request; "
@@ -265,7 +254,7 @@ class Host:
             elif ctx.cancel.is_set() and job.handler.lane != "write":
                 raise Cancelled  # (a write that ran is reported: it happened)
             else:
-                reply = protocol.ok_reply(req.id, **fields)
+                reply = ok_reply(req.id, **fields)
         except BaseException as exc:  # every request ends with a frame, whatever happened
             reply = _error_for(exc, req)
             outcome = reply["error"]["code"]
@@ -297,39 +286,25 @@ class Host:
 
     # -- the stream --
 
-    def serve_stream(self, read: protocol.Read) -> int:
+    def serve_stream(self, read: Read) -> int:
         """Reads frames until EOF; returns once every lane has stopped (or the grace ran out)."""
         max_bytes = self.session.settings.max_request_bytes
         try:
-            while True:
-                got = protocol.read_frame(read, max_bytes)
-                if got is None:
-                    log.info("EOF: the browser closed the port")
-                    break
-                if isinstance(got, protocol.Oversized):
+            for got in frames(read, max_bytes):
+                if isinstance(got, Oversized):
                     log.info("refused a %d-byte frame", got.declared)
-                    self.out.send(
-                        protocol.error_reply(
-                            got.id_hint,
-                            Code.TOO_LARGE,
-                            f"The request is {got.declared} bytes; this host takes at most "
-                            f"{max_bytes}. It was skipped.",
-                        )
-                    )
-                    if not protocol.discard(read, got.remaining):
-                        log.info("EOF inside the skipped frame")
-                        break
+                    self.out.send(error_reply(
+                        got.id_hint, Code.TOO_LARGE,
+                        f"The request is {got.declared} bytes; this host takes at most "
+                        f"{max_bytes}. It was skipped."))
                     continue
                 self.on_payload(got)
-        except protocol.Truncated as exc:
+            log.info("EOF: the browser closed the port")
+        except Truncated as exc:
             log.info("truncated frame: %s", exc)
-            self.out.send(
-                protocol.error_reply(
-                    exc.id_hint,
-                    Code.BAD_FRAME,
-                    f"The stream ended inside a frame ({exc}); the host is exiting.",
-                )
-            )
+            self.out.send(error_reply(
+                exc.id_hint, Code.BAD_FRAME,
+                f"The stream ended inside a frame ({exc}); the host is exiting."))
         return self.shutdown()
 
     def shutdown(self) -> int:
@@ -393,7 +368,7 @@ def serve(origin: str, data_dir_override: str | os.PathLike[str] | None = None) 
             "installed for; run `python3 build.py install` again if its ID changed."
         )
         out.send(
-            protocol.error_reply(
+            error_reply(
                 None, Code.FORBIDDEN, f"Caller {origin[:100]!r} is not allowed. {hint}"
             )
         )
@@ -406,134 +381,3 @@ def serve(origin: str, data_dir_override: str | os.PathLike[str] | None = None) 
     if code < 0:
         os._exit(0)  # threads stuck in native code must not hold the process past 1 s
     return code
-
-
-# ---- send: a browser stand-in -----------------------------------------------------------
-
-
-def _reader(stream: Any, frames: queue.Queue[tuple[str, bytes | str]], max_frame: int) -> None:
-    read = stream.read
-    try:
-        while True:
-            got = protocol.read_frame(read, 64 * 1024 * 1024)
-            if got is None:
-                break
-            if isinstance(got, protocol.Oversized):
-                frames.put(("bad", f"host declared a {got.declared}-byte frame"))
-                break
-            if protocol.HEADER.size + len(got) > max_frame:
-                frames.put(
-                    (
-                        "bad",
-                        f"host sent a {protocol.HEADER.size + len(got)}-byte frame; "
-                        f"a browser drops the port above {max_frame}",
-                    )
-                )
-            frames.put(("frame", got))
-    except protocol.Truncated as exc:
-        frames.put(("bad", f"host output truncated: {exc}"))
-    frames.put(("eof", b""))
-
-
-def send(
-    messages: list[dict] | None,
-    raw: bytes | None,
-    profile: str,
-    data_dir: str | os.PathLike[str] | None = None,
-    timeout: float = 30.0,
-) -> int:
-    """Start the host as a browser does, send the messages (or raw bytes), print replies.
-
-    Returns 0 when every request succeeded, 1 when a reply was an error, 2 when the
-    host misbehaved (timeout, bad or oversized frame, crash) or could not start.
-    """
-    settings = Settings()
-    origins = allowed_origins()
-    if not origins:
-        print(
-            f"rewind send: no extension ID known. Set {ORIGINS_ENV} or create "
-            "extension/EXTENSION_ID (python3 build.py install does).",
-            file=sys.stderr,
-        )
-        return 2
-    env = dict(os.environ)
-    env[ORIGINS_ENV] = ",".join(origins)
-    pkg_parent = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
-    if data_dir:
-        env["REWIND_DATA_DIR"] = str(data_dir)
-    if raw is None:
-        msgs = [dict(m) for m in (messages or [])]
-        if not msgs or msgs[0].get("type") != "hello":
-            msgs.insert(
-                0, {"type": "hello", "protocol": protocol.PROTOCOL_VERSION, "profile": profile}
-            )
-        msgs = [m if "id" in m else {"id": f"send-{i}", **m} for i, m in enumerate(msgs)]
-        data = b"".join(protocol.frame(protocol.dumps(m), 1 << 32) for m in msgs)
-        expected = len(msgs)
-    else:
-        data, expected = raw, None
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "rewind", "serve", origins[0]],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    frames: queue.Queue[tuple[str, bytes | str]] = queue.Queue()
-    threading.Thread(
-        target=_reader, args=(proc.stdout, frames, settings.max_reply_frame_bytes), daemon=True
-    ).start()
-    deadline = time.monotonic() + timeout
-    status = 0
-    try:
-        proc.stdin.write(data)
-        proc.stdin.flush()
-    except OSError as exc:
-        print(f"rewind send: the host stopped reading: {exc}", file=sys.stderr)
-        status = 2
-    finished = 0
-    stdin_open = True
-    while True:
-        if stdin_open and (expected is None or finished >= expected or status == 2):
-            proc.stdin.close()  # EOF: the host must now exit
-            stdin_open = False
-        try:
-            kind, item = frames.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            print(f"rewind send: no reply within {timeout:g} s", file=sys.stderr)
-            status = 2
-            break
-        if kind == "eof":
-            break
-        if kind == "bad":
-            print(f"rewind send: {item}", file=sys.stderr)
-            status = 2
-            continue
-        try:
-            reply = json.loads(item)
-        except ValueError:
-            print(
-                f"rewind send: the host sent a frame that is not JSON: {item[:200]!r}",
-                file=sys.stderr,
-            )
-            status = 2
-            continue
-        print(json.dumps(reply, ensure_ascii=False), flush=True)
-        if isinstance(reply, dict) and (reply.get("done") or reply.get("ok") is False):
-            finished += 1
-            if reply.get("ok") is False and status == 0:
-                status = 1
-    if stdin_open:
-        proc.stdin.close()
-    try:
-        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        print("rewind send: the host did not exit after EOF", file=sys.stderr)
-        return 2
-    if code != 0 and raw is None:
-        print(f"rewind send: the host exited with {code}", file=sys.stderr)
-        return 2
-    return status

@@ -26,15 +26,20 @@ from pathlib import Path, PurePath, PureWindowsPath
 from typing import Any
 
 from .. import config
+from ..checks import Check
 from ..errors import Code, RewindError
-from .protocol import HOST_NAME
+from .identity import (
+    EXTENSION_ID_FILE,
+    HOST_NAME,
+    REPO_ROOT,
+    origin,
+    read_extension_id,
+    valid_extension_id,
+)
 
 MANIFEST_FILE = f"{HOST_NAME}.json"
-EXTENSION_ID_FILE = Path("extension") / "EXTENSION_ID"
 TEMPLATE = Path("manifests") / MANIFEST_FILE
 FIX = "python3 build.py install"
-_ID_RE = re.compile(r"^[a-p]{32}$")
-REPO_ROOT = Path(__file__).resolve().parents[3]  # host/rewind/native/register.py -> the checkout
 
 
 @dataclass(frozen=True)
@@ -157,29 +162,6 @@ class Env:
     @property
     def windows(self) -> bool:
         return self.platform == "win32"
-
-
-# ---- the extension ID --------------------------------------------------------------------
-
-
-def origin(extension_id: str) -> str:
-    return f"chrome-extension://{extension_id}/"
-
-
-def read_extension_id(root: Path | None = None) -> str | None:
-    """The ID in extension/EXTENSION_ID (fixed by the manifest's key), None if absent."""
-    path = (root or REPO_ROOT) / EXTENSION_ID_FILE
-    try:
-        text = path.read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    if not _ID_RE.match(text):
-        raise RewindError(
-            Code.BAD_INPUT,
-            f"{path} does not hold an extension ID (32 letters a-p).",
-            "Rebuild the extension: python3 build.py build.",
-        )
-    return text
 
 
 # ---- where each browser looks ------------------------------------------------------------
@@ -326,7 +308,7 @@ def install(
     `user_data_dirs`: browsers started with --user-data-dir=D read D/NativeMessagingHosts
     (and not the per-user folder), so tests and the demo register there too.
     """
-    if not _ID_RE.match(extension_id):
+    if not valid_extension_id(extension_id):
         raise RewindError(
             Code.BAD_REQUEST,
             f"{extension_id!r} is not an extension ID.",
@@ -433,10 +415,8 @@ def _check_manifest(where: str, path: Path, expected: str | None, env: Env) -> t
 
 def doctor_checks(
     extension_id: str | None = None, env: Env | None = None, user_data_dirs: list[Path] = ()
-) -> list:
+) -> list[Check]:
     """One check per browser found (or registered): registered, launcher ok, ID matches."""
-    from ..engine import Check  # the CLI's check record; imported late (engine is heavy)
-
     env = env or Env()
     if extension_id is None:
         try:

@@ -219,16 +219,6 @@ def test_uninstall_removes_what_install_wrote(tmp_path):
     assert not any(Path(p).exists() for p in removed)
 
 
-def test_read_extension_id(tmp_path):
-    assert register.read_extension_id(tmp_path) is None
-    (tmp_path / "extension").mkdir()
-    (tmp_path / "extension" / "EXTENSION_ID").write_text(EXT_ID + "\n")
-    assert register.read_extension_id(tmp_path) == EXT_ID
-    (tmp_path / "extension" / "EXTENSION_ID").write_text("../../etc/passwd")
-    with pytest.raises(RewindError):
-        register.read_extension_id(tmp_path)
-
-
 def test_the_launcher_starts_the_host_with_an_empty_environment(tmp_path):
     """What a GUI browser does: exec the manifest's path with the origin, no PATH, no venv."""
     env = linux_env(tmp_path, commands=("chromium",))

@@ -13,7 +13,7 @@ import dataclasses
 import re
 
 import pytest
-from answer_fixtures import NOW, PAGES
+from answer_fixtures import PAGES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rewind.answers import llm
@@ -199,7 +199,7 @@ def passages(facet: int, n: int = 6, sentences: int = 4) -> list:
 def test_shares_follow_importance_and_the_whole_is_within_budget():
     parts = [Facet(Q, 1.0), Facet("b", 0.5), Facet("c", 0.25)]
     budget = 700
-    built = pack_facets(parts, [passages(i) for i in range(3)], budget, WORDS, Q, S, now=NOW)
+    built = pack_facets(parts, [passages(i) for i in range(3)], budget, WORDS, Q, S)
     assert built.total_tokens == WORDS.count(built.text) <= budget
     shares = [budget * f.importance / 1.75 for f in parts]  # 400, 200, 100
     for k, (f, share) in enumerate(zip(parts, shares, strict=True)):
@@ -225,7 +225,7 @@ def test_a_passage_two_facets_found_is_packed_once_for_the_more_important():
         [*passages(0, 2), shared],
         [dataclasses.replace(shared), *passages(1, 2)],  # another retrieval's own object
     ]
-    built = pack_facets(parts, found, 1000, WORDS, Q, S, now=NOW)
+    built = pack_facets(parts, found, 1000, WORDS, Q, S)
     assert built.text.count("The shared passage says") == 1
     assert [i.passage_id for i in built.items].count(7) == 1
     assert sum(s.url == shared.url for s in built.sources) == 1
@@ -236,7 +236,7 @@ def test_a_passage_two_facets_found_is_packed_once_for_the_more_important():
 
 def test_a_facet_that_found_nothing_leaves_its_share_to_the_others():
     parts = [Facet(Q, 1.0), Facet("b", 1.0)]
-    built = pack_facets(parts, [passages(0, 12), []], 600, WORDS, Q, S, now=NOW)
+    built = pack_facets(parts, [passages(0, 12), []], 600, WORDS, Q, S)
     assert parts[1].tokens == 0
     assert parts[0].tokens > 600 * 0.5 + S.context_min_trim_tokens  # more than half
     assert built.total_tokens <= 600
@@ -244,7 +244,7 @@ def test_a_facet_that_found_nothing_leaves_its_share_to_the_others():
 
 def test_nothing_found_packs_nothing():
     parts = [Facet(Q, 1.0), Facet("b", 0.5)]
-    built = pack_facets(parts, [[], []], 600, WORDS, Q, S, now=NOW)
+    built = pack_facets(parts, [[], []], 600, WORDS, Q, S)
     assert built.text == "" and built.sources == [] and built.total_tokens == 0
 
 
@@ -259,7 +259,7 @@ def test_never_over_budget_whatever_the_split(importances, budget, shared):
     found = [passages(i, 3, 3) for i in range(len(parts))]
     if shared and len(parts) > 1:
         found[-1].append(dataclasses.replace(found[0][0]))
-    built = pack_facets(parts, found, budget, WORDS, Q, S, now=NOW)
+    built = pack_facets(parts, found, budget, WORDS, Q, S)
     assert built.total_tokens == WORDS.count(built.text) <= budget
     assert sum(f.tokens for f in parts) <= budget
     ids = [i.passage_id for i in built.items]

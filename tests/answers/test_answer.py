@@ -16,14 +16,9 @@ from pathlib import Path
 import pytest
 from answer_fixtures import SOURDOUGH, TRAM, open_history
 from host_process import HostProcess
-from rewind.answers import llm
-from rewind.answers.answer import (
-    COULD_NOT_FIND,
-    Answerer,
-    Coalescer,
-)
+from rewind.answers.answer import COULD_NOT_FIND, Answerer
 from rewind.answers.context import TabContext
-from rewind.index import models
+from rewind.answers.llm import ScriptedLlm
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = "smollm2-135m-instruct-q4_1"
@@ -35,27 +30,6 @@ def answerer(history, llm_dir):
     assert a.llm() is not None, a.llm_problem
     yield a
     a.close()
-
-
-class ScriptedLlm:
-    """Says exactly `text` (word by word): for the logic around the model, not the model."""
-
-    name = "scripted"
-    n_ctx = 4096
-    spec = models.LlmSpec("scripted", "", 4096, 0.0, 400, ())
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.tokenizer = llm.WordTokenizer()
-        self.finish_reason = "stop"
-        self.prompts: list[list[dict]] = []
-
-    def stream(self, messages, *, max_tokens, cancel=None):
-        self.prompts.append(list(messages))
-        for piece in re.split(r"(?<=\s)", self.text):
-            if cancel is not None and cancel.is_set():
-                return
-            yield piece
 
 
 # ---- the answer, checked ---------------------------------------------------------------
@@ -127,16 +101,6 @@ def test_the_current_tab_is_a_source(history, tmp_path):
     )
     assert result.sources[0]["kind"] == "tab" and result.sources[0]["url"] == tab.url
     assert "40 minutes [Source 1]" in result.answer
-
-
-def test_coalescer_sends_the_first_piece_at_once_and_the_rest_batched():
-    sent: list[str] = []
-    c = Coalescer(sent.append, interval=60.0)
-    for piece in ("a", "b", "c"):
-        c(piece)
-    assert sent == ["a"]
-    c.flush()
-    assert sent == ["a", "bc"]
 
 
 # ---- the real model -----------------------------------------------------------------------

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 from host_process import MIB, ORIGIN, ROOT, HostProcess, frame_bytes
-from rewind.native import protocol
+from rewind.native import requests
 
 EXIT_S = 1.0  # the host must be gone this long after EOF
 
@@ -56,7 +56,7 @@ def page(i: int, words: str = "", n: int = 3, size: int = 0, visited: float = 1.
 def test_hello_reply(start):
     h = start()
     r = h.hello("work")
-    assert r["protocol_version"] == protocol.PROTOCOL_VERSION
+    assert r["protocol_version"] == requests.PROTOCOL_VERSION
     assert r["host_version"] and r["profile"] == "work"
     assert {m["name"] for m in r["models"]} >= {"all-minilm-l6-v2-int8"}
     assert r["stats"]["pages"] == 0

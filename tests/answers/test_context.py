@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
+from datetime import datetime
 
 import pytest
 from answer_fixtures import NOW, PAGES
@@ -59,12 +60,13 @@ def test_sources_carry_title_url_visit_and_dwell():
         llm.WordTokenizer(),
         "starter",
         S,
-        now=NOW,
     )
     assert built.sources and built.items
     text = built.text
     assert text.startswith("[Source 1] A page\nURL: https://a.example/1\n")
-    assert "Visited: " in text and "(2 days ago), 2 visits, read 5 min" in text
+    # A date, never "2 days ago": the prompt must not change with the clock.
+    visited = datetime.fromtimestamp(NOW - 2 * 86400).strftime("%Y-%m-%d")
+    assert f"Visited: {visited}, 2 visits, read 5 min\n" in text and " ago" not in text
     assert "<<<\nThe starter needs feeding" in text and text.endswith(">>>")
     assert built.total_tokens == llm.WordTokenizer().count(text) <= 500
     assert built.items[0].tokens > 0 and not built.items[0].trimmed
@@ -76,7 +78,7 @@ def test_two_passages_of_a_page_share_one_source():
         ev("Other page text here.", "https://b.example/2"),
         ev("Second passage about the same bread."),
     ]
-    built = pack(items, 1000, llm.WordTokenizer(), "bread", S, now=NOW)
+    built = pack(items, 1000, llm.WordTokenizer(), "bread", S)
     assert [s.n for s in built.sources] == [1, 2]
     assert built.sources[0].texts == [
         "First passage about bread and flour.",
@@ -91,7 +93,7 @@ def test_a_large_high_value_item_is_trimmed_to_fit_not_dropped():
     big = " ".join(sentence(i) for i in range(40))  # ~640 tokens
     big += " The answer sits in this sentence about tram queues."
     small = ev("A small passage of little value here.", "https://c.example/3", score=0.1)
-    built = pack([ev(big, score=0.9), small], 200, tok, "tram queues", S, now=NOW)
+    built = pack([ev(big, score=0.9), small], 200, tok, "tram queues", S)
     assert built.total_tokens <= 200
     assert built.items[0].url == "https://a.example/1" and built.items[0].trimmed
     # The sentences kept are the ones about the query, with "…" where text was left out.
@@ -103,9 +105,9 @@ def test_a_smaller_item_further_down_still_fits():
     first = ev("Bread needs flour, water, salt and time.")
     huge = ev(" ".join(sentence(i) for i in range(60)), "https://b.example/2")
     small = ev("Salt slows the yeast down.")  # the same page: no second header
-    alone = pack([first], 10_000, tok, "bread", S, now=NOW).total_tokens
+    alone = pack([first], 10_000, tok, "bread", S).total_tokens
     budget = alone + 20  # under the trim minimum for the huge one's own source
-    built = pack([first, huge, small], budget, tok, "bread", S, now=NOW)
+    built = pack([first, huge, small], budget, tok, "bread", S)
     assert built.total_tokens <= budget
     assert [i.url for i in built.items] == [first.url, first.url]
     assert built.sources[0].texts == [first.text, small.text]
@@ -127,7 +129,6 @@ def test_page_text_is_fenced_and_cannot_forge_sources_or_turns():
         llm.WordTokenizer(),
         "sky",
         S,
-        now=NOW,
     )
     text = built.text
     assert text.count("<<<") == 1 and text.count(">>>") == 1
@@ -167,7 +168,7 @@ def test_never_over_budget_with_the_models_own_tokenizer(gguf_tokenizer, items, 
         ev(text + " " + long, f"https://s{page}.example/p", score, kind=kind, title=text[:50])
         for text, page, kind, score in items
     ]
-    built = pack(evidence, budget, gguf_tokenizer, "word1x1 query", S, now=NOW)
+    built = pack(evidence, budget, gguf_tokenizer, "word1x1 query", S)
     assert built.total_tokens <= budget
     assert built.total_tokens == gguf_tokenizer.count(built.text)
     assert {i.source for i in built.items} == {s.n for s in built.sources}

@@ -1,0 +1,80 @@
+"""`rewind doctor`: each part of an installation checked, named, with the fix for it.
+
+A `Check` is one line of the report. `profile_checks` looks at one profile's store,
+its derived indexes and the models they need; the native host's registration is checked
+by native/register.py's `doctor_checks`. The CLI prints both.
+This module must never repair anything: it says what is wrong and which command fixes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .errors import RewindError
+from .index import models
+
+if TYPE_CHECKING:
+    from .engine import Rewind
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def to_dict(self) -> dict:
+        return self.__dict__.copy()
+
+
+def language_model_check(engine: Rewind) -> Check:
+    """The model answers would use. None installed is not a failure (answers are then
+    extracts of the pages); a named one missing, or a damaged one, is."""
+    from .answers import llm  # llama-cpp-python itself is not imported for this
+
+    try:
+        spec = llm.choose_spec(engine.settings, engine.model_dir)
+    except RewindError as exc:
+        return Check("language model", False, exc.message, exc.hint)
+    if spec is None:
+        return Check("language model", True, "none installed: answers are extracts of "
+                     f"your pages ({llm.INSTALL_HINT})")
+    st = models.status(spec, engine.model_dir, verify=True)
+    return Check(f"model {spec.name}", st.installed, st.summary, st.hint)
+
+
+def profile_checks(engine: Rewind) -> list[Check]:
+    """The store's integrity, the models, and the derived indexes against the store."""
+    checks: list[Check] = []
+    problems = engine.integrity()
+    checks.append(Check("store", not problems,
+                        "SQLite integrity ok" if not problems else "; ".join(problems),
+                        "" if not problems else "Restore from an export, or `rewind clear`."))
+    model_id = engine.model_id()
+    name = model_id.partition("@")[0]
+    try:
+        st = models.status(models.embedding_spec(name), engine.model_dir, verify=True)
+        checks.append(Check(f"model {name}", st.installed, st.summary, st.hint))
+    except RewindError as exc:
+        checks.append(Check(f"model {name}", False, exc.message, exc.hint))
+    checks.append(language_model_check(engine))
+
+    text = engine.text_index_state()
+    same = text.stored == text.indexed
+    lag = f" (text index at change {text.applied} of {text.seq})" if text.applied < text.seq else ""
+    checks.append(Check(
+        "text index", same and text.applied >= text.seq,
+        f"{len(text.indexed)} passages indexed, {len(text.stored)} stored{lag}",
+        "" if same else "Run `rewind reindex` (it rebuilds from the store)."))
+    vec = engine.vector_state()
+    if vec is None:
+        checks.append(Check("vectors", False, f"embedder unavailable: "
+                            f"{engine.embedder_problem}", "Run `python3 build.py install`."))
+    else:
+        ok = vec.vector_ids <= text.stored and vec.missing == 0
+        checks.append(Check(
+            "vectors", ok, f"{len(vec.vector_ids)} vectors of {model_id}, {vec.missing} "
+            "passages without one", "" if ok else "Run `rewind reindex` to embed them."))
+    return checks

@@ -1,0 +1,156 @@
+"""Passages for a query: dense and BM25 retrieval, fused once, for search and for answers.
+
+`Searcher.passages` is the one retrieval path: the search results (search/pages.py) and
+the sources of an answer or a built context (answers/context.py) are both made from what
+it returns, so a query is fused the same way wherever it is asked. Every candidate gets
+its cosine with the query when the embedder is there (fusion, confidence and the answer
+side use it); without an embedder retrieval goes on with BM25 alone and says why.
+This module must never write to any store.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..config import Settings
+from ..errors import Code, RewindError
+from ..index.models import Confidence
+from ..index.store import PageRecord, PassageRecord, Store
+from ..index.text_index import TextIndex
+from ..index.vectors import VectorIndex
+from .fusion import fuse_adaptive, fuse_rrf, keyword_style
+
+MODES = ("hybrid", "semantic", "keyword")
+
+
+@dataclass(frozen=True)
+class PassageQuery:
+    text: str
+    mode: str = "hybrid"  # hybrid | semantic | keyword
+    since: float | None = None  # epoch seconds of the last visit
+    until: float | None = None
+    domain: str | None = None  # a site and its subdomains
+
+
+@dataclass
+class PassageHit:
+    passage_id: int
+    page_id: int
+    score: float  # fused (or the one retriever's) score: higher is better, this query only
+    similarity: float | None  # cosine with the query, when the embedder ran
+    keyword: float | None  # BM25 score, when the passage matched the words
+
+
+@dataclass
+class Retrieved:
+    hits: list[PassageHit]  # best first
+    mode: str  # the mode used: "keyword" when semantic search was unavailable
+    query_vector: np.ndarray | None
+    keyword_top: float  # the best BM25 score among the candidates (0: none matched)
+    degraded: str | None = None  # why semantic search was unavailable, if it was
+    took_ms: float = 0.0
+
+    def keyword_share(self, hit: PassageHit) -> float:
+        """A passage's BM25 score as a share of the best one (0 when it did not match)."""
+        return (hit.keyword or 0.0) / self.keyword_top if self.keyword_top else 0.0
+
+
+class Searcher:
+    """One profile's indexes, read together. `embed_query` is None when no model is usable."""
+
+    def __init__(self, store: Store, text_index: TextIndex, vectors: VectorIndex | None,
+                 embed_query: Callable[[str], np.ndarray] | None, confidence: Confidence | None,
+                 settings: Settings, embedder_problem: str | None = None):
+        self.store = store
+        self.text_index = text_index
+        self._vectors = vectors
+        self._embed_query = embed_query if vectors is not None else None
+        self.confidence = confidence  # None without an embedder: no cosine scale
+        self.settings = settings
+        self.embedder_problem = embedder_problem
+
+    def passages(self, q: PassageQuery) -> Retrieved:
+        """Each retriever's `candidates_per_retriever` best passages, fused, best first."""
+        t0 = time.perf_counter()
+        s = self.settings
+        if q.mode not in MODES:
+            raise RewindError(Code.BAD_REQUEST, f"Unknown search mode {q.mode!r}.",
+                              f"Use one of: {', '.join(MODES)}.")
+        text = (q.text or "").strip()
+        mode = q.mode
+        degraded = None
+        qvec = None
+        if self._embed_query is None:
+            if mode != "keyword":
+                degraded, mode = self.embedder_problem or "no embedding model", "keyword"
+        elif text:
+            qvec = self._embed_query(text)
+            self._vectors.refresh(self.store)
+        if not text:
+            return Retrieved([], mode, None, 0.0, degraded)
+
+        k = s.candidates_per_retriever
+        domain = q.domain.lower().removeprefix("www.") if q.domain else None
+        allowed = None
+        if qvec is not None and (domain is not None or q.since is not None
+                                 or q.until is not None):
+            allowed = np.asarray(self.store.page_ids_where(
+                domain=domain, since=q.since, until=q.until), np.int64)
+
+        dense: dict[int, float] = {}
+        keyword: dict[int, float] = {}
+        page_of: dict[int, int] = {}
+        if mode in ("semantic", "hybrid") and qvec is not None:
+            for h in self._vectors.search(qvec, k, allowed):
+                dense[h.passage_id] = h.similarity
+                page_of[h.passage_id] = h.page_id
+        if mode in ("keyword", "hybrid"):
+            for h in self.text_index.search(text, k, domain=q.domain, since=q.since,
+                                            until=q.until):
+                keyword[h.passage_id] = h.score
+                page_of[h.passage_id] = h.page_id
+
+        cosine = dict(dense)
+        if qvec is not None:
+            missing = [pid for pid in keyword if pid not in cosine]
+            if missing:
+                for pid, vec in zip(missing, self._vectors.vectors_for(missing), strict=True):
+                    cosine[pid] = float(vec @ qvec)
+
+        if mode == "semantic":
+            scores = dense
+        elif mode == "keyword":
+            scores = keyword
+        elif s.fusion == "adaptive":
+            scores = fuse_adaptive(
+                dense, keyword, s, page_of, keyword_style(text, s.fusion_remembered_max_terms))
+        else:
+            scores = fuse_rrf(dense, keyword, s)
+        hits = [PassageHit(pid, page_of[pid], score, cosine.get(pid), keyword.get(pid))
+                for pid, score in scores.items()]
+        hits.sort(key=lambda h: (-h.score, h.passage_id))
+        return Retrieved(hits, mode, qvec, max(keyword.values(), default=0.0), degraded,
+                         (time.perf_counter() - t0) * 1000)
+
+    # ---- what callers read about the passages they got ---------------------------------
+
+    def vectors_for(self, passage_ids: list[int]) -> np.ndarray | None:
+        """The passages' unit vectors (zero rows where one has none); None without vectors."""
+        if self._vectors is None:
+            return None
+        return self._vectors.vectors_for(passage_ids)
+
+    def pages(self, page_ids: Iterable[int]) -> dict[int, PageRecord]:
+        return self.store.pages_by_ids(page_ids)
+
+    def passage_records(self, passage_ids: Iterable[int]
+                        ) -> dict[int, tuple[int, PassageRecord]]:
+        """passage id -> (page id, passage); passages deleted since retrieval are absent."""
+        return self.store.passages_by_ids(passage_ids)
+
+    def highlighter(self, text: str) -> Callable[[str], list[tuple[int, int]]]:
+        return self.text_index.highlighter(text)
