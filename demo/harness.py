@@ -24,7 +24,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rewind.native import identity, register
+from rewind.native import browsers, identity, register
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTENSION_SRC = ROOT / "extension"
@@ -103,7 +103,7 @@ def register_host(user_data_dir: Path, host_dir: Path) -> Path:
     The launcher is written in `host_dir`; the registration Env has an empty home and
     finds no browser, so nothing is written for the person's own browsers.
     """
-    env = register.Env(
+    env = browsers.Env(
         home=host_dir / "home", app_dir=host_dir, which=lambda _name: None, applications=()
     )
     report = register.install(

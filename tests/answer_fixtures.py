@@ -116,7 +116,8 @@ SOURDOUGH, HNSW, TRAM = (page["url"] for page in PAGES[:3])
 def sources_for(history, query: str):
     """The sources a question would be answered from (5 passages, packed into 800 words)."""
     from rewind.answers import llm
-    from rewind.answers.context import pack, retrieve
+    from rewind.answers.context import retrieve
+    from rewind.answers.packing import pack
 
     found = retrieve(history, query, history.settings, k=5)
     return pack(found.evidence, 800, llm.WordTokenizer(), query, history.settings).sources

@@ -26,7 +26,8 @@ from .config import Settings
 from .errors import Code, RewindError
 from .index import models
 from .index.embedder import Embedder, OnnxEmbedder
-from .index.store import PageRecord, Store
+from .index.records import PageRecord
+from .index.store import Store
 from .index.text_index import TextIndex
 from .index.vectors import VectorIndex
 from .search import Searcher, SearchQuery, SearchResponse, search

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from rewind.native import identity, register
+from rewind.native import browsers, identity, register
 
 pytestmark = pytest.mark.browser
 
@@ -75,7 +75,7 @@ def browser_ctx(tmp_path):
     )
     (ext / "worker.js").write_text(WORKER)
     profile = tmp_path / "chromium-profile"
-    env = register.Env(home=tmp_path / "home", app_dir=tmp_path / "app")
+    env = browsers.Env(home=tmp_path / "home", app_dir=tmp_path / "app")
     register.install(ext_id, env=env, user_data_dirs=[profile])
     data = tmp_path / "data"
     with sync_playwright() as pw:

@@ -4,7 +4,9 @@ import time
 import numpy as np
 import pytest
 from rewind.errors import Code, RewindError
-from rewind.index.store import SCHEMA_VERSION, PageRecord, PassageRecord, Store
+from rewind.index.migrations import SCHEMA_VERSION
+from rewind.index.records import PageRecord, PassageRecord
+from rewind.index.store import Store
 
 
 def page(url="https://example.com/a", title="A page", chash="h1") -> PageRecord:

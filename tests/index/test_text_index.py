@@ -2,7 +2,8 @@ import time
 
 import pytest
 from rewind.config import Settings
-from rewind.index.store import PageRecord, PassageRecord, Store
+from rewind.index.records import PageRecord, PassageRecord
+from rewind.index.store import Store
 from rewind.index.text_index import TextIndex, domain_suffixes
 
 

@@ -1,7 +1,8 @@
 import time
 
 import numpy as np
-from rewind.index.store import PageRecord, PassageRecord, Store
+from rewind.index.records import PageRecord, PassageRecord
+from rewind.index.store import Store
 from rewind.index.vectors import VectorIndex
 
 

@@ -17,8 +17,9 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 from rewind.errors import RewindError
-from rewind.native import register
-from rewind.native.register import BROWSERS, MANIFEST_FILE, Env
+from rewind.native import browsers, register
+from rewind.native.browsers import BROWSERS, Env
+from rewind.native.register import MANIFEST_FILE
 
 EXT_ID = "abcdefghijklmnopabcdefghijklmnop"
 OTHER_ID = "ponmlkjihgfedcbaponmlkjihgfedcba"
@@ -113,18 +114,18 @@ def test_macos_paths(tmp_path):
         "Vivaldi": str(support / "Vivaldi/NativeMessagingHosts" / MANIFEST_FILE),
     }
     assert (
-        register.manifest_dir(register.BY_KEY["chrome"], env)
+        browsers.manifest_dir(browsers.BY_KEY["chrome"], env)
         == support / "Google" / "Chrome" / "NativeMessagingHosts"
     )
     assert (
-        register.manifest_dir(register.BY_KEY["brave"], env)
+        browsers.manifest_dir(browsers.BY_KEY["brave"], env)
         == support / "BraveSoftware" / "Brave-Browser" / "NativeMessagingHosts"
     )
 
 
 def test_windows_registry_entries_are_a_pure_list():
     manifest = r"C:\Users\maya\AppData\Local\rewind\host\com.rewind.host.json"
-    assert register.windows_registry_entries(manifest, list(BROWSERS)) == [
+    assert browsers.windows_registry_entries(manifest, list(BROWSERS)) == [
         (r"HKCU\Software\Google\Chrome\NativeMessagingHosts\com.rewind.host", manifest),
         (r"HKCU\Software\Chromium\NativeMessagingHosts\com.rewind.host", manifest),
         (r"HKCU\Software\Microsoft\Edge\NativeMessagingHosts\com.rewind.host", manifest),
@@ -150,7 +151,7 @@ def test_windows_install_writes_keys_manifest_and_bat(tmp_path):
         registry_read=reg.get,
     )
     assert (
-        register.user_data_root(register.BY_KEY["edge"], env)
+        browsers.user_data_root(browsers.BY_KEY["edge"], env)
         == PureWindowsPath(str(local)) / "Microsoft" / "Edge" / "User Data"
     )
     python = r"C:\Program Files\Rewind\.venv\Scripts\python.exe"

@@ -31,8 +31,9 @@ from ..errors import Code, RewindError
 from ..text import SENTENCE_BREAK, content_words, sentences
 from . import facets, llm
 from .citations import CITE, Checked, Embed, check_answer, with_citations
-from .context import BuiltContext, Source, TabContext, build_context, pack, retrieve
+from .context import TabContext, build_context, retrieve
 from .llm import Llm
+from .packing import BuiltContext, Source, pack
 from .prompt import COULD_NOT_FIND, SYSTEM_PROMPT, answer_messages
 
 if TYPE_CHECKING:

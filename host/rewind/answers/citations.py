@@ -21,7 +21,7 @@ import numpy as np
 
 from ..config import Settings
 from ..text import SENTENCE_BREAK, content_words, words
-from .context import Source
+from .packing import Source
 
 # [Source 1], [Sources 1 and 2], [Source 1, Source 3], [1], (Source 2)
 CITE = re.compile(

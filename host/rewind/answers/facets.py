@@ -8,9 +8,9 @@ on its own (`context.retrieve`), then packed into its share of the token budget,
 share = budget * importance / sum(importance), most important first, a share left
 unused passing to the next facet. A passage found by two facets is packed once, for
 the more important one. The chosen passages are then packed together by one
-`context.pack` call: one [Source N] numbering, and its never-over-budget guarantee.
+`packing.pack` call: one [Source N] numbering, and its never-over-budget guarantee.
 Off by default (`answer_facets`): the offline 135M model cannot decompose well.
-This module must never pack past the budget itself (only `context.pack` packs), never
+This module must never pack past the budget itself (only `packing.pack` packs), never
 run a facet the model wrote as anything but a search query, and never let a failed
 or garbled decomposition fail the answer.
 """
@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 from ..errors import RewindError
 from ..text import words
-from .context import BuiltContext, Evidence, Retrieval, TabContext, pack, retrieve
+from .context import Retrieval, TabContext, retrieve
 from .llm import Llm, Tokenizer
+from .packing import BuiltContext, Evidence, pack
 from .prompt import FACETS_EXAMPLE_ANSWER, facets_messages
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..index.store import PassageRecord
+from ..index.records import PassageRecord
 from . import urls
 from .chunker import approx_tokens, chunk_blocks
 from .extract import Document, text_document

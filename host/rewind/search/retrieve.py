@@ -19,7 +19,8 @@ import numpy as np
 from ..config import Settings
 from ..errors import Code, RewindError
 from ..index.models import Confidence
-from ..index.store import PageRecord, PassageRecord, Store
+from ..index.records import PageRecord, PassageRecord
+from ..index.store import Store
 from ..index.text_index import TextIndex
 from ..index.vectors import VectorIndex
 from .fusion import fuse_adaptive, fuse_rrf, keyword_style

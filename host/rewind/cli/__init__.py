@@ -1,0 +1,56 @@
+"""`rewind`: the command line for debugging and scripting, over the same engine the host uses.
+
+Human-readable output by default, `--json` for scripts, progress on stderr, and exit
+codes: 0 ok, 1 a problem the message explains, 2 bad usage. Each module here registers
+its commands: library (the store), query (search, ask, context), models, host.
+This package must never hold logic the host needs: it parses, calls, prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from .. import __version__
+from ..errors import RewindError
+from . import host, library, models, query
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rewind", description="Rewind: search what you have read.")
+    p.add_argument("--version", action="version", version=f"rewind {__version__}")
+    p.add_argument("--data-dir", help="the profile's data directory (or $REWIND_DATA_DIR)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, func, help_: str, json_flag: bool = True) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.set_defaults(func=func)
+        if json_flag:
+            sp.add_argument("--json", action="store_true", help="machine-readable output")
+        return sp
+
+    for module in (library, query, models, host):
+        module.register(command)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except RewindError as exc:
+        print(f"rewind: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"  {exc.hint}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `rewind search ... | head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Commands over the store: index files, stats, pages, reindex, doctor.
+
+This module must never hold logic the host needs: it parses, calls, prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..config import Settings
+from ..errors import Code, RewindError
+from ..humanize import ago
+from .common import Command, Progress, emit, open_engine
+
+INDEXABLE = (".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".text", ".rst")
+
+
+def files_under(paths: list[str]) -> Iterator[tuple[Path, Path]]:
+    """(file, root it was found under) for every indexable file named or inside a folder."""
+    for name in paths:
+        path = Path(name).expanduser()
+        if not path.exists():
+            raise RewindError(Code.NOT_FOUND, f"{name}: no such file or folder.")
+        if path.is_dir():
+            for f in sorted(path.rglob("*")):
+                if f.is_file() and f.suffix.lower() in INDEXABLE:
+                    yield f, path
+        else:
+            yield path, path.parent
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from ..capture import urls
+    from ..capture.extract import decode, document_for
+    from ..capture.ingest import PageInput
+
+    settings = Settings()
+    if args.base_url:
+        urls.normalize(args.base_url)  # a clear error before any work
+    files = list(files_under(args.paths))
+    if not files:
+        raise RewindError(Code.NOT_FOUND, "No HTML, Markdown or text files found there.")
+    failures = 0
+    counts: dict[str, int] = {}
+    show = Progress("indexing")
+    with open_engine(args, writer=True) as eng:
+        if eng.embedder() is None:
+            print(f"warning: {eng.embedder_problem} Pages are stored for keyword search; "
+                  "run `rewind reindex` once the model is installed.", file=sys.stderr)
+        for i, (path, root) in enumerate(files):
+            try:
+                data = path.read_bytes()
+                text = decode(data, str(path), settings.max_document_bytes)
+                if args.base_url:
+                    rel = path.relative_to(root).as_posix()
+                    url = args.base_url.rstrip("/") + "/" + rel
+                else:
+                    url = path.resolve().as_uri()
+                doc = document_for(path.name, text, fallback_title=path.stem)
+                result = eng.index_page(PageInput(
+                    url=url, title=doc.title, document=doc,
+                    visited_at=path.stat().st_mtime, source="file"))
+                counts[result.status] = counts.get(result.status, 0) + 1
+                if args.verbose:
+                    print(f"{result.status:9} {result.passages:3} passages  {result.url}")
+            except RewindError as exc:
+                if exc.code in (Code.STORE_LOCKED, Code.DISK_FULL, Code.STORE_CORRUPT):
+                    raise
+                failures += 1
+                print(f"skipped {path}: {exc}", file=sys.stderr)
+            show(i + 1, len(files))
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "nothing"
+    emit(args, {"indexed": counts, "failed": failures},
+         f"{len(files)} files: {summary}" + (f", {failures} skipped" if failures else ""))
+    return 1 if failures else 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with open_engine(args, writer=False) as eng:
+        stats = eng.stats()
+    last = stats["last_indexed"]
+    human = (f"{stats['pages']} pages, {stats['passages']} passages, "
+             f"{stats['storage_bytes'] / 1e6:.1f} MB in {stats['data_dir']}\n"
+             f"embedding model: {stats['embedding_model']}"
+             + ("" if stats["embedder_ready"] else f" (unavailable: {stats['embedder_problem']})")
+             + (f"\nlast indexed: {last['title'] or last['url']} ({ago(last['at'])})"
+                if last else ""))
+    emit(args, stats, human)
+    return 0
+
+
+def cmd_pages(args: argparse.Namespace) -> int:
+    with open_engine(args, writer=False) as eng:
+        pages = eng.list_pages(args.offset, args.limit)
+    human = "\n".join(f"{ago(p['last_visit']):>16}  {p['visit_count']:3}x  "
+                      f"{(p['title'] or '')[:60]:60}  {p['url']}" for p in pages)
+    emit(args, pages, human or "No pages yet.")
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    with open_engine(args, writer=True) as eng:
+        result = eng.reindex(args.model, progress=Progress("embedding"))
+    emit(args, result, f"re-embedded {result['embedded_passages']} passages; text index has "
+         f"{result['text_docs']} passages")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from ..checks import Check, profile_checks
+
+    checks: list[Check] = []
+    try:
+        eng = open_engine(args, writer=True)
+    except RewindError as exc:
+        if exc.code != Code.STORE_LOCKED:
+            raise
+        eng = open_engine(args, writer=False)  # the host is writing: check what we can read
+    with eng:
+        checks += profile_checks(eng)
+    from ..native import register
+
+    checks += register.doctor_checks()
+    ok = all(c.ok for c in checks)
+    human = "\n".join(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}"
+                      + (f"\n      fix: {c.fix}" if c.fix and not c.ok else "") for c in checks)
+    emit(args, {"ok": ok, "checks": [c.to_dict() for c in checks]}, human)
+    return 0 if ok else 1
+
+
+def register(command: Command) -> None:
+    sp = command("index", cmd_index, "index HTML, Markdown or text files and folders")
+    sp.add_argument("paths", nargs="+", metavar="PATH")
+    sp.add_argument("--base-url", help="URL of the folder: a page's URL is this + its path")
+    sp.add_argument("-v", "--verbose", action="store_true")
+
+    command("stats", cmd_stats, "what is stored, where, with which model")
+    sp = command("pages", cmd_pages, "list remembered pages, latest first")
+    sp.add_argument("--offset", type=int, default=0)
+    sp.add_argument("--limit", type=int, default=50)
+    sp = command("reindex", cmd_reindex, "rebuild derived indexes (re-embed with --model)")
+    sp.add_argument("--model", help="embedding model to switch to (see `rewind models`)")
+    command("doctor", cmd_doctor, "check models, store and indexes; non-zero exit if broken")

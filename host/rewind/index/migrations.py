@@ -1,0 +1,56 @@
+"""The store's SQLite schema, as numbered migrations (seed 004: schema versioning).
+
+Migrations run in order inside one transaction each (store.py); never edit a released
+one, add the next. Vectors live in their own table, one row per passage vector with its
+model id and dimension, never inline in a page.
+This module must never run SQL itself: it is the schema as data.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+# Migrations run in order inside one transaction each; never edit a released one.
+MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE pages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        url TEXT NOT NULL UNIQUE,
+        domain TEXT NOT NULL,
+        title TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        source TEXT NOT NULL,            -- browser | file | ingest
+        metadata TEXT NOT NULL,          -- JSON object
+        first_visit REAL NOT NULL,
+        last_visit REAL NOT NULL,
+        visit_count INTEGER NOT NULL,
+        dwell_s REAL NOT NULL,
+        indexed_at REAL NOT NULL,
+        seq INTEGER NOT NULL
+    );
+    CREATE INDEX pages_domain ON pages(domain);
+    CREATE INDEX pages_last_visit ON pages(last_visit);
+    CREATE INDEX pages_seq ON pages(seq);
+    CREATE TABLE passages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        span_start INTEGER NOT NULL,
+        span_end INTEGER NOT NULL,
+        quality REAL NOT NULL,
+        is_title INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX passages_page ON passages(page_id);
+    -- seed 004's externalised vectors: one row per passage vector, never inline in a page
+    CREATE TABLE vectors (
+        passage_id INTEGER PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
+        model_id TEXT NOT NULL,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE TABLE tombstones (page_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
+    CREATE INDEX tombstones_seq ON tombstones(seq);
+    """,
+}
