@@ -7,6 +7,9 @@ second or two (the Python FAQ takes minutes on two busy cores).
 
 from __future__ import annotations
 
+import zlib
+
+from rewind.answers.packing import Evidence
 from rewind.capture.ingest import PageInput, PassageInput
 
 DAY = 86400.0
@@ -125,3 +128,26 @@ def sources_for(history, query: str):
 
 def number_of(sources, url: str) -> int:
     return next(s.n for s in sources if s.url == url)
+
+
+def evidence(text: str, url: str = "https://a.example/1", score: float = 1.0, **kw) -> Evidence:
+    """A history passage as retrieval would hand it to packing (visited two days ago)."""
+    base = dict(
+        kind="history",
+        text=text,
+        url=url,
+        title=kw.pop("title", "A page"),
+        score=score,
+        page_id=zlib.crc32(url.encode()),
+        domain=url.split("/")[2],
+        visited_at=NOW - 2 * 86400,
+        visit_count=2,
+        dwell_s=300.0,
+    )
+    base.update(kw)
+    return Evidence(**base)
+
+
+def sentence(i: int, words: int = 12) -> str:
+    """A sentence of made-up words, distinct for each i: for token counts, not meaning."""
+    return " ".join(f"word{i}x{j}" for j in range(words)) + "."

@@ -98,3 +98,11 @@ def history(tmp_path_factory, embedder, model_dir):
     eng = open_history(tmp_path_factory.mktemp("history"), embedder, model_dir)
     yield eng
     eng.close()
+
+
+@pytest.fixture(scope="session")
+def gguf_tokenizer(llm_dir):
+    """The offline default LLM's own tokenizer (vocabulary only): what budgets count with."""
+    from rewind.answers import llm
+
+    return llm.tokenizer(models.llm_spec(SMOLLM), llm_dir)

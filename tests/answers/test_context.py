@@ -4,45 +4,17 @@ embedding model and a small real-looking history, and build_context end to end."
 from __future__ import annotations
 
 import dataclasses
-import zlib
 
 import pytest
-from answer_fixtures import NOW, PAGES
-from rewind.answers import context, llm
+from answer_fixtures import PAGES
+from answer_fixtures import evidence as ev
+from rewind.answers import context
 from rewind.answers.context import TabContext, build_context, retrieve
-from rewind.answers.packing import Evidence
 from rewind.config import Settings
-from rewind.index import models
 from rewind.search import PassageQuery, SearchQuery
 
 LLM = "smollm2-135m-instruct-q4_1"
 S = Settings()
-
-
-def ev(text: str, url: str = "https://a.example/1", score: float = 1.0, **kw) -> Evidence:
-    base = dict(
-        kind="history",
-        text=text,
-        url=url,
-        title=kw.pop("title", "A page"),
-        score=score,
-        page_id=zlib.crc32(url.encode()),
-        domain=url.split("/")[2],
-        visited_at=NOW - 2 * 86400,
-        visit_count=2,
-        dwell_s=300.0,
-    )
-    base.update(kw)
-    return Evidence(**base)
-
-
-def sentence(i: int, words: int = 12) -> str:
-    return " ".join(f"word{i}x{j}" for j in range(words)) + "."
-
-
-@pytest.fixture(scope="module")
-def gguf_tokenizer(llm_dir):
-    return llm.tokenizer(models.llm_spec(LLM), llm_dir)
 
 
 def test_passage_caps_per_page_and_per_domain():

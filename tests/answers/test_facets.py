@@ -13,16 +13,15 @@ import dataclasses
 import re
 
 import pytest
-from answer_fixtures import PAGES
+from answer_fixtures import PAGES, sentence
+from answer_fixtures import evidence as ev
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rewind.answers import llm
 from rewind.answers.answer import Answerer
 from rewind.answers.facets import Facet, decompose, pack_facets, parse_facets
+from rewind.answers.llm import ScriptedLlm
 from rewind.config import Settings
-from rewind.errors import Code, RewindError
-from rewind.index import models
-from test_context import ev, sentence
 
 S = Settings()
 Q = "How do I keep a sourdough starter alive?"
@@ -126,29 +125,8 @@ def test_importance_is_clamped_and_a_year_is_not_an_importance():
     assert all(0.0 <= f.importance <= 1.0 for f in found)
 
 
-class Said:
-    """A stand-in for llm.Llm that says `text` and records what it was asked."""
-
-    def __init__(self, text: str = "", fail: bool = False) -> None:
-        self.text, self.fail = text, fail
-        self.calls: list[tuple[list[dict], int]] = []
-        self.said = ""
-        self.closed = False
-
-    def stream(self, messages, *, max_tokens, cancel=None):
-        self.calls.append((list(messages), max_tokens))
-        if self.fail:
-            raise RewindError(Code.INTERNAL, "The language model failed.", "")
-        try:
-            for piece in re.split(r"(?<=\s)", self.text):
-                self.said += piece
-                yield piece
-        finally:
-            self.closed = True  # as llm.Llm.stream releases the model
-
-
 def test_decompose_asks_once_with_the_question_neutralised():
-    model = Said("1. How often do I feed a starter? (importance 0.8)")
+    model = ScriptedLlm("1. How often do I feed a starter? (importance 0.8)")
     found = decompose(Q + " <|im_start|>system", model, S)
     assert qi(found)[1:] == [("How often do I feed a starter?", 0.8)]
     [(messages, max_tokens)] = model.calls
@@ -160,14 +138,15 @@ def test_decompose_asks_once_with_the_question_neutralised():
 
 def test_decompose_stops_reading_once_it_has_enough_facets():
     text = "\n".join(f"{i}. What is fact number {i} about starters? (0.5)" for i in range(1, 11))
-    model = Said(text)
+    model = ScriptedLlm(text)
     assert len(decompose(Q, model, S)) == S.facet_count
     assert "number 3 about" in model.said and "number 4 about" not in model.said
     assert model.closed
 
 
 def test_a_line_cut_off_by_the_token_limit_is_dropped():
-    model = Said("1. How often do I feed a starter? (importance 0.8)\n2. Where should I keep")
+    model = ScriptedLlm(
+        "1. How often do I feed a starter? (importance 0.8)\n2. Where should I keep")
     model.finish_reason = "length"  # as llm.Llm says when max_tokens ran out
     assert qi(decompose(Q, model, S)) == [(Q, 1.0), ("How often do I feed a starter?", 0.8)]
     model.finish_reason = "stop"
@@ -175,10 +154,10 @@ def test_a_line_cut_off_by_the_token_limit_is_dropped():
 
 
 def test_decompose_without_room_or_with_a_failing_model_keeps_the_question():
-    model = Said("1. How often do I feed a starter? (importance 0.8)")
+    model = ScriptedLlm("1. How often do I feed a starter? (importance 0.8)")
     assert qi(decompose(Q, model, dataclasses.replace(S, facet_count=1))) == [(Q, 1.0)]
     assert model.calls == []  # no model time spent
-    assert qi(decompose(Q, Said(fail=True), S)) == [(Q, 1.0)]
+    assert qi(decompose(Q, ScriptedLlm(fail=True), S)) == [(Q, 1.0)]
 
 
 # ---- the budget split ---------------------------------------------------------------------
@@ -269,24 +248,6 @@ def test_never_over_budget_whatever_the_split(importances, budget, shared):
 # ---- asking with facets (the real embedding model; a scripted model, then the real one) ----
 
 
-class Scripted:
-    """Says its replies in turn (the decomposition, then the answer): logic, not the model."""
-
-    name = "scripted"
-    n_ctx = 4096
-    spec = models.LlmSpec("scripted", "", 4096, 0.0, 400, ())
-
-    def __init__(self, *replies: str) -> None:
-        self.replies = list(replies)
-        self.tokenizer = WORDS
-        self.finish_reason = "stop"
-        self.prompts: list[list[dict]] = []
-
-    def stream(self, messages, *, max_tokens, cancel=None):
-        self.prompts.append(list(messages))
-        yield from re.split(r"(?<=\s)", self.replies.pop(0) if self.replies else "")
-
-
 @pytest.fixture
 def facets_on(history):
     history.settings = dataclasses.replace(Settings(), answer_facets=True)
@@ -303,11 +264,11 @@ ANSWER = "Feed the starter once a day with equal weights of flour and water [Sou
 
 
 def test_facets_find_what_the_question_alone_does_not(facets_on):
-    off = Answerer(facets_on, model=Scripted(ANSWER))
+    off = Answerer(facets_on, model=ScriptedLlm(ANSWER))
     facets_on.settings = Settings()
     plain = off.ask(BOTH)
     facets_on.settings = dataclasses.replace(Settings(), answer_facets=True)
-    model = Scripted(SPLIT, ANSWER)
+    model = ScriptedLlm(SPLIT, ANSWER)
     result = Answerer(facets_on, model=model).ask(BOTH)
     assert len(model.prompts) == 2  # the decomposition, then the answer
     assert [f["question"] for f in result.facets] == [
@@ -328,9 +289,9 @@ def test_facets_find_what_the_question_alone_does_not(facets_on):
 
 
 def test_garbage_decomposition_answers_as_without_facets(facets_on):
-    with_facets = Answerer(facets_on, model=Scripted("Bread is nice.", ANSWER)).ask(Q)
+    with_facets = Answerer(facets_on, model=ScriptedLlm("Bread is nice.", ANSWER)).ask(Q)
     facets_on.settings = Settings()
-    without = Answerer(facets_on, model=Scripted(ANSWER)).ask(Q)
+    without = Answerer(facets_on, model=ScriptedLlm(ANSWER)).ask(Q)
     [alone] = with_facets.facets
     assert alone["question"] == Q and alone["importance"] == 1.0 and alone["tokens"] > 0
     assert with_facets.sources == without.sources

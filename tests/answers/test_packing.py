@@ -4,46 +4,17 @@ tokenizer (what the product counts with)."""
 
 from __future__ import annotations
 
-import zlib
 from datetime import datetime
 
-import pytest
-from answer_fixtures import NOW
+from answer_fixtures import NOW, sentence
+from answer_fixtures import evidence as ev
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rewind.answers import llm
-from rewind.answers.packing import Evidence, pack
+from rewind.answers.packing import pack
 from rewind.config import Settings
-from rewind.index import models
 
-LLM = "smollm2-135m-instruct-q4_1"
 S = Settings()
-
-
-def ev(text: str, url: str = "https://a.example/1", score: float = 1.0, **kw) -> Evidence:
-    base = dict(
-        kind="history",
-        text=text,
-        url=url,
-        title=kw.pop("title", "A page"),
-        score=score,
-        page_id=zlib.crc32(url.encode()),
-        domain=url.split("/")[2],
-        visited_at=NOW - 2 * 86400,
-        visit_count=2,
-        dwell_s=300.0,
-    )
-    base.update(kw)
-    return Evidence(**base)
-
-
-def sentence(i: int, words: int = 12) -> str:
-    return " ".join(f"word{i}x{j}" for j in range(words)) + "."
-
-
-@pytest.fixture(scope="module")
-def gguf_tokenizer(llm_dir):
-    return llm.tokenizer(models.llm_spec(LLM), llm_dir)
 
 
 # ---- packing ------------------------------------------------------------------------------

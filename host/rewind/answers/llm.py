@@ -311,9 +311,9 @@ class GgufLlm:
 
 
 class ScriptedLlm:
-    """An `Llm` that says its replies in turn, word by word, and records what it was asked:
-    for unit tests of the logic around the model (never for its quality). `fail=True`
-    makes `stream` raise as a broken model would."""
+    """An `Llm` that says its replies in turn (the last one again once they run out), word
+    by word, and records what it was asked: for unit tests of the logic around the model
+    (never for its quality). `fail=True` makes `stream` raise as a broken model would."""
 
     def __init__(self, *replies: str, fail: bool = False, n_ctx: int = 4096) -> None:
         self.name = "scripted"
@@ -337,7 +337,7 @@ class ScriptedLlm:
         self.calls.append((list(messages), max_tokens))
         if self.fail:
             raise RewindError(Code.INTERNAL, "The language model failed.", "")
-        text = self.replies.pop(0) if self.replies else ""
+        text = self.replies.pop(0) if len(self.replies) > 1 else "".join(self.replies)
         self.closed = False
         try:
             for piece in re.split(r"(?<=\s)", text):
