@@ -8,7 +8,8 @@
  * bare digit runs only after a word like "phone") and national IDs with a
  * check or a strict shape (US SSN/ITIN, UK NINO, French NIR, Spanish DNI/NIE,
  * Aadhaar; after a naming word Canadian SIN and Dutch BSN). Ordinary numbers
- * stay: years, dates, prices, versions, ISBNs, ports, ids inside URLs, math.
+ * stay: years, dates, prices, versions, ISBNs, ports, ids inside URLs, math,
+ * and the example numbers documentation prints (test cards, textbook IBANs).
  * host/rewind/capture/redact.py is the same code in Python; the cases in
  * tests/data/redaction_cases.json run against both.
  * Never: keep, log or send what it finds; touch the DOM or `chrome.*`.
@@ -71,6 +72,14 @@
     )
       .split(" ")
       .map((e) => [e.slice(0, 2), Number(e.slice(2))]),
+  );
+  // Numbers documentation prints as examples: nobody's, and masking them would garble the docs.
+  const EXAMPLES = new Set(
+    (
+      "4111111111111111 4242424242424242 5555555555554444 378282246310005 4000056655665556 " +
+      "4012888888881881 6011111111111117 5105105105105100 4000000000000002 4000000000009995 " +
+      "DE89370400440532013000 GB82WEST12345698765432 GB29NWBK60161331926819 078051120 123456789 219099999"
+    ).split(" "),
   );
   const DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE";
   const NINO_BAD_PREFIXES = new Set(["BG", "GB", "NK", "KN", "TN", "NT", "ZZ"]);
@@ -231,6 +240,7 @@
       return (i > 0 && urls[i - 1].end > a) || (i < urls.length && urls[i].start < b);
     };
     const add = (/** @type {keyof MASKS} */ kind, /** @type {number} */ a, /** @type {number} */ b) => {
+      if (kind !== "email" && EXAMPLES.has(text.slice(a, b).replace(/[^0-9A-Z]/g, ""))) return;
       const i = firstAfter(taken, a, false);
       if ((i > 0 && taken[i - 1].end > a) || (i < taken.length && taken[i].start < b)) return;
       taken.splice(i, 0, { kind, start: a, end: b });

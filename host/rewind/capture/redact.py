@@ -5,7 +5,8 @@ Finds e-mail addresses, payment card numbers (13-19 digits, Luhn, card-like grou
 numbers starting with 0, and bare digit runs only after a word like "phone"), and national
 IDs that carry a check or a strict shape: US SSN/ITIN, UK NINO, French NIR, Spanish DNI/NIE,
 Indian Aadhaar (Verhoeff), and after a naming word Canadian SIN and Dutch BSN.
-Ordinary numbers stay: years, dates, prices, versions, ISBNs, ports, ids inside URLs, math.
+Ordinary numbers stay: years, dates, prices, versions, ISBNs, ports, ids inside URLs, math,
+and the example numbers documentation prints (test cards, the textbook IBANs and SSNs).
 
 extension/content/redact.js is the same code in JavaScript (the content script masks passages
 before they leave the page); tests/data/redaction_cases.json holds cases both must pass.
@@ -94,6 +95,11 @@ _IBAN_LENGTHS = dict(
         "IQ23 IS26 IT27 JO30 KW30 KZ20 LB28 LC32 LI21 LT20 LU20 LV21 MC27 MD24 ME22 MK19 MR27 "
         "MT31 MU30 NL18 NO15 PK24 PL28 PS29 PT25 QA29 RO24 RS22 SA24 SC31 SE24 SI19 SK24 SM27 "
         "ST25 SV28 TL23 TN24 TR26 UA29 VA22 VG24 XK20").split())
+# Numbers documentation prints as examples: nobody's, and masking them would garble the docs.
+EXAMPLES = frozenset("""4111111111111111 4242424242424242 5555555555554444 378282246310005
+4000056655665556 4012888888881881 6011111111111117 5105105105105100 4000000000000002
+4000000000009995 DE89370400440532013000 GB82WEST12345698765432 GB29NWBK60161331926819
+078051120 123456789 219099999""".split())
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 _NINO_BAD_PREFIXES = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
 _VERHOEFF_D = [
@@ -190,6 +196,11 @@ def _iban_span(text: str, m: re.Match[str]) -> int:
     return end if iban_ok(text[m.start(): end]) else -1
 
 
+def url_spans(text: str) -> list[tuple[int, int]]:
+    """Where URLs are in `text` (ids inside them are not personal data)."""
+    return [(m.start(), m.end()) for m in _URL.finditer(text)]
+
+
 def _before(text: str, start: int, n: int = 30) -> str:
     return text[max(0, start - n): start]
 
@@ -218,7 +229,7 @@ def find_pii(text: str) -> list[Finding]:
     """Personal data in `text`, as non-overlapping spans in text order."""
     taken: list[Finding] = []  # sorted by start, never overlapping
     starts: list[int] = []
-    urls = [(m.start(), m.end()) for m in _URL.finditer(text)]
+    urls = url_spans(text)
     url_starts = [u[0] for u in urls]
 
     def in_url(a: int, b: int) -> bool:
@@ -226,6 +237,8 @@ def find_pii(text: str) -> list[Finding]:
         return (i > 0 and urls[i - 1][1] > a) or (i < len(urls) and urls[i][0] < b)
 
     def add(kind: str, a: int, b: int) -> None:
+        if kind != "email" and re.sub(r"[^0-9A-Z]", "", text[a:b]) in EXAMPLES:
+            return
         i = bisect.bisect_left(starts, a)
         if (i > 0 and taken[i - 1].end > a) or (i < len(taken) and taken[i].start < b):
             return
