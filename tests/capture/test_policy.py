@@ -8,11 +8,10 @@ import pytest
 from rewind.capture.policy import (
     PolicyError,
     Rules,
+    category_table,
     classify_url,
-    host_matches,
     load_policy,
     parse_policy,
-    pattern_matches,
 )
 
 CASES = json.loads((Path(__file__).parents[1] / "data" / "policy_cases.json").read_text("utf-8"))
@@ -54,16 +53,6 @@ def test_disabled_category_lets_only_that_category_through():
     rules = Rules(POLICY, disabled=frozenset({"finance"}))
     assert classify_url("https://www.chase.com/", rules) is None
     assert classify_url("https://mail.google.com/mail/u/0/", rules).category == "mail"
-
-
-def test_host_and_pattern_helpers():
-    assert host_matches("a.b.example.com", "example.com")
-    assert host_matches("example.com", "*.example.com")
-    assert not host_matches("badexample.com", "example.com")
-    assert not host_matches("example.com", "")
-    assert not pattern_matches("  ", "https://example.com/")
-    assert pattern_matches("https://mail.*", "https://mail.example.com/x")
-    assert not pattern_matches("example.com", "not a url")
 
 
 def test_rules_from_dict_rejects_bad_fields_by_name():
@@ -115,3 +104,14 @@ def test_bad_file_is_a_clear_error(tmp_path):
         load_policy(bad)
     with pytest.raises(PolicyError, match="version"):
         parse_policy({"version": 2, "categories": []})
+
+
+def test_docs_category_table_matches_the_policy():
+    doc = (Path(__file__).parents[2] / "docs" / "capture.md").read_text("utf-8")
+    start = doc.index("<!-- categories")
+    start = doc.index("\n", start) + 1
+    table = doc[start: doc.index("<!-- /categories -->")].strip()
+    assert table == category_table(POLICY), (
+        "docs/capture.md is out of date: paste the output of python -c 'from "
+        "rewind.capture.policy import category_table, load_policy; "
+        "print(category_table(load_policy()))'")

@@ -27,9 +27,9 @@ wins. Regexes use only syntax that JavaScript and Python read alike: lower case,
 named or look-around groups (only "(?:"), escapes \\d and punctuation only, no "^" or "$"
 (the matcher anchors), no "{,n}".
 
-The person's own rules come on top: paused sites and exclusion patterns refuse first (the
-pattern semantics are rules.js's patternMatches), then "always record" sites let a page
-through whatever the built-in categories say, then the categories not switched off apply.
+The person's own rules come on top: paused sites and exclusion patterns refuse first
+(rules.js's patternMatches, in weburl.py), then "always record" sites let a page through
+whatever the built-in categories say, then the categories not switched off apply.
 This module must never fetch or resolve anything: it is string work on hostile URLs.
 """
 
@@ -40,7 +40,21 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
+from urllib.parse import parse_qsl
+
+from .weburl import (
+    WebUrl,
+    host_matches,
+    matches_pattern,
+    parse_web_url,
+    path_segments,
+    pattern_matches,
+    site_of,
+)
+
+__all__ = ["Category", "Policy", "PolicyError", "Rules", "Verdict", "category_table",
+           "classify_url", "host_matches", "load_policy", "parse_policy", "pattern_matches",
+           "site_of"]
 
 _ID = re.compile(r"[a-z][a-z0-9-]*")
 _HOSTNAME = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)+")
@@ -49,7 +63,6 @@ _CATEGORY_KEYS = {"id", "label", "why", "default", *_RULE_KEYS}
 _ALLOWED_ESCAPES = set("d.-+?*()[]{}|^$/\\")
 _PERSON_KEYS = ("disabled_categories", "always_record", "paused_sites", "blocklist")
 MAX_RULE_ITEMS, MAX_RULE_CHARS = 500, 300  # as the extension's settings.js LIMITS
-_LINE_BREAKS = re.compile("[\n\r\u2028\u2029]")
 
 
 class PolicyError(ValueError):
@@ -272,139 +285,13 @@ def load_policy(path: Path | None = None) -> Policy:
     return parse_policy(raw)
 
 
-# ---------------------------------------------------------------- URLs as the browser sees them
-
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-# What the URL standard leaves unescaped in a path and in a special scheme's query.
-_PATH_SAFE = "!$%&'()*+,/:;=@[\\]^|"
-_QUERY_SAFE = "!$%&()*+,/:;=?@[\\]^`{|}"
-_FRAGMENT_SAFE = "!$%&'()*+,/:;=?@[\\]^{|}#"
-_BAD_HOST = re.compile(r"[\x00-\x20\"#%/<>?@\\^|\x7f]")
-
-
-@dataclass(frozen=True)
-class _Url:
-    href: str  # as the browser writes it: lower-case scheme and host, escaped path
-    hostname: str  # lower case, "www." kept
-    pathname: str  # escaped, as in href
-    query: str
-
-    @property
-    def site(self) -> str:
-        return site_of(self.hostname)
-
-
-def _remove_dots(path: str) -> str:
-    out: list[str] = []
-    segs = path.split("/")[1:]
-    for i, seg in enumerate(segs):
-        low = seg.lower()
-        if low in (".", "%2e"):
-            if i == len(segs) - 1:
-                out.append("")
-        elif low in ("..", ".%2e", "%2e.", "%2e%2e"):
-            if out:
-                out.pop()
-            if i == len(segs) - 1:
-                out.append("")
-        else:
-            out.append(seg)
-    return "/" + "/".join(out)
-
-
-def _parse(url: object) -> _Url | None:
-    if not isinstance(url, str) or len(url) > 8192:
-        return None
-    url = url.strip()
-    # Browsers read "\\" as "/" before the query in http(s) URLs.
-    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
-    try:
-        parts = urlsplit(url[:cut].replace("\\", "/") + url[cut:])
-        port = parts.port
-        host = (parts.hostname or "").rstrip(".")
-        if host and not host.isascii():
-            host = host.encode("idna").decode("ascii")
-    except (ValueError, UnicodeError):
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS or not host or _BAD_HOST.search(host):
-        return None
-    host = host.lower()
-    hostname = f"[{host}]" if ":" in host else host
-    netloc = hostname if port in (None, _DEFAULT_PORTS[scheme]) else f"{hostname}:{port}"
-    path = quote(_remove_dots(parts.path or "/"), safe=_PATH_SAFE)
-    query = quote(parts.query, safe=_QUERY_SAFE)
-    href = f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
-    if parts.fragment:
-        href += "#" + quote(parts.fragment, safe=_FRAGMENT_SAFE)
-    return _Url(href.lower(), hostname, path, parts.query)
-
-
-def site_of(host: str) -> str:
-    """Host without a leading 'www.', lower case (rules.js siteOf)."""
-    host = host.lower()
-    return host[4:] if host.startswith("www.") else host
-
-
-def host_matches(host: str, domain: str) -> bool:
-    """Does `host` equal `domain` or sit under it? (rules.js hostMatches)"""
-    h = site_of(host)
-    d = domain.strip()
-    d = d[2:] if d.startswith("*.") else d
-    d = site_of(d[:-1] if d.endswith(".") else d)
-    return d != "" and (h == d or h.endswith(f".{d}"))
-
-
-def _glob(pattern: str) -> re.Pattern[str]:
-    return re.compile("".join(".*" if c == "*" else re.escape(c) for c in pattern), re.DOTALL)
-
-
-def _strip_scheme_www(text: str) -> str:
-    text = re.sub(r"^https?://", "", text)
-    return text[4:] if text.startswith("www.") else text
-
-
-def pattern_matches(pattern: str, url: str) -> bool:
-    """One of the person's patterns against a URL (rules.js patternMatches):
-    with "*" a glob over the whole URL; with "/" a prefix of the URL without its scheme;
-    with "." a domain and its subdomains; else a word in the host or path."""
-    u = _parse(url)
-    return u is not None and _pattern_matches(pattern, u)
-
-
-def _pattern_matches(pattern: str, u: _Url) -> bool:
-    p = pattern.strip().lower()
-    if not p:
-        return False
-    if "*" in p:
-        return _glob(p).fullmatch(u.href) is not None
-    if "/" in p:
-        return _strip_scheme_www(u.href).startswith(_strip_scheme_www(p))
-    if "." in p:
-        return host_matches(u.hostname, p)
-    return p in f"{u.hostname}{u.pathname}".lower()
-
-
-def _segments(pathname: str) -> list[str]:
-    out = []
-    for raw in pathname.split("/"):
-        if not raw:
-            continue
-        try:
-            seg = unquote(raw, errors="strict")
-        except UnicodeDecodeError:
-            seg = raw
-        out.append(_LINE_BREAKS.sub(" ", seg).lower())
-    return out
-
-
 def _path_match(anchored: bool, pats: tuple[re.Pattern[str], ...], segs: list[str]) -> bool:
     starts = [0] if anchored else range(len(segs) - len(pats) + 1)
     return any(all(p.fullmatch(segs[s + i]) for i, p in enumerate(pats)) for s in starts
                if s + len(pats) <= len(segs))
 
 
-def _match_category(cat: Category, u: _Url, segs: list[str], params: dict[str, str]) -> str:
+def _match_category(cat: Category, u: WebUrl, segs: list[str], params: dict[str, str]) -> str:
     site = u.site
     for d in cat.domains:
         if site == d or site.endswith(f".{d}"):
@@ -428,7 +315,7 @@ def _match_category(cat: Category, u: _Url, segs: list[str], params: dict[str, s
 def classify_url(url: str, rules: Rules) -> Verdict | None:
     """Why `url` must not be recorded, or None when it may be (also for non-web URLs:
     those are the caller's business)."""
-    u = _parse(url)
+    u = parse_web_url(url)
     if u is None:
         return None
     for site in rules.paused_sites:
@@ -436,13 +323,13 @@ def classify_url(url: str, rules: Rules) -> Verdict | None:
             return Verdict("paused", "Paused site", f"you paused recording on {site_of(site)}",
                            f"paused {site}")
     for pattern in rules.blocklist:
-        if _pattern_matches(pattern, u):
+        if matches_pattern(pattern, u):
             return Verdict("excluded", "Your exclusions",
                            f"matches your exclusion \u201c{pattern.strip()}\u201d",
                            f"pattern {pattern.strip()}")
     if any(host_matches(u.hostname, site) for site in rules.always_record):
         return None
-    segs = _segments(u.pathname)
+    segs = path_segments(u.pathname)
     params: dict[str, str] = {}
     for k, v in parse_qsl(u.query, keep_blank_values=True):
         params.setdefault(k, v)
@@ -456,9 +343,18 @@ def classify_url(url: str, rules: Rules) -> Verdict | None:
 
 
 def category_table(policy: Policy) -> str:
-    """The categories as a markdown table (docs/capture.md holds this, checked by a test)."""
-    rows = ["| Category | id | Not recorded because it | Built-in rules |", "|:---|:---|:---|---:|"]
+    """The categories as a markdown table (docs/capture.md holds it; a test compares)."""
+    rows = ["| Category (`id`) | Not recorded because it | Built-in rules | For example |",
+            "|:---|:---|---:|:---|"]
     for c in policy.categories:
         n = sum(len(v) for v in c.sources.values())
-        rows.append(f"| {c.label} | `{c.id}` | {c.why} | {n} |")
+        examples = [*c.domains[:3], *(f"{h}/{'/'.join(p)}" for h, p in c.prefixes[:1])]
+        if not examples:  # search engines: a word of their host pattern
+            words = [re.findall(r"[a-z][a-z0-9-]{2,}", re.sub(r"\[[^]]*\]", "", s.source))
+                     for s in c.searches[:4]]
+            names = [next((w for w in ws if w not in ("com", "www", "search", "html", "lite")),
+                          "?") for ws in words]
+            examples = [f"{', '.join(names)} result pages"]
+        rows.append(f"| {c.label} (`{c.id}`) | {c.why} | {n} | "
+                    f"{', '.join(e.replace('|', '&#124;') for e in examples)} |")
     return "\n".join(rows)
