@@ -12,6 +12,7 @@
 
 import { Code, RewindError } from "../lib/errors.js";
 import { contentHash } from "../lib/hash.js";
+import { loadPolicy } from "../lib/load_policy.js";
 import { pageKey, whyNotRecord } from "../lib/rules.js";
 import * as Q from "./queue.js";
 import { serial } from "./serial.js";
@@ -98,7 +99,7 @@ export class Indexer {
     const settings = await getSettings();
     const tab = await chrome.tabs.get(visit.tabId).catch(() => null);
     if (!tab || !tab.url) return { queued: false, reason: "tab gone" };
-    const why = whyNotRecord(visit.url, { ...settings, incognito: tab.incognito });
+    const why = whyNotRecord(visit.url, { ...settings, incognito: tab.incognito, policy: await loadPolicy() });
     if (why) return { queued: false, reason: why };
     if (pageKey(tab.url) !== visit.url) return { queued: false, reason: "navigated away" };
     const page = await extractTab(visit.tabId);

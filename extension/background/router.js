@@ -11,6 +11,7 @@
  */
 
 import { Code, RewindError, toErrorValue } from "../lib/errors.js";
+import { loadPolicy } from "../lib/load_policy.js";
 import { hostMatches, pageKey, siteOfUrl, whyNotRecord } from "../lib/rules.js";
 import { extractTab } from "./indexer.js";
 import { getSettings, patchSettings } from "./storage.js";
@@ -180,7 +181,7 @@ export function createRouter(deps) {
           url: tab.url,
           title: tab.title ?? "",
           site: siteOfUrl(tab.url),
-          not_recorded: whyNotRecord(tab.url, { ...settings, incognito: tab.incognito }),
+          not_recorded: whyNotRecord(tab.url, { ...settings, incognito: tab.incognito, policy: await loadPolicy() }),
         },
       };
     },
@@ -194,7 +195,7 @@ export function createRouter(deps) {
     const tab = await frontTab();
     if (!tab?.id || !tab.url) return null;
     const settings = await getSettings();
-    if (whyNotRecord(tab.url, { ...settings, incognito: tab.incognito, paused: false })) return null;
+    if (whyNotRecord(tab.url, { ...settings, incognito: tab.incognito, paused: false, policy: await loadPolicy() })) return null;
     const page = await extractTab(tab.id);
     const text = page.passages.map((p) => p.text).join("\n\n").slice(0, MAX_TAB_TEXT);
     return text ? { page_text: text, page_url: pageKey(page.url), page_title: page.title } : null;

@@ -11,6 +11,7 @@
  * headless Chromium the focus event never comes back).
  */
 
+import { loadPolicy } from "../lib/load_policy.js";
 import { pageKey, whyNotRecord } from "../lib/rules.js";
 import * as D from "./dwell.js";
 import { serial } from "./serial.js";
@@ -117,7 +118,7 @@ export class Tracker {
     const tab = knownTab ?? (await chrome.tabs.get(tabId).catch(() => null));
     const settings = await getSettings();
     const key = pageKey(url);
-    const refused = !tab || whyNotRecord(key, { ...settings, incognito: tab.incognito }) !== null;
+    const refused = !tab || whyNotRecord(key, { ...settings, incognito: tab.incognito, policy: await loadPolicy() }) !== null;
     const ended = await this.update((s, now) => {
       const r = refused ? D.endVisit(s, tabId, now) : D.startVisit(s, { tabId, url: key }, now);
       return { state: r.state, out: r.ended };
