@@ -178,6 +178,8 @@ VALID = {
     "cancel": {"target_id": 4},
     "build_context": {"query": "q", "raw_context": "r", "token_budget": 800},
     "stats": {},
+    "list_profiles": {},
+    "page_info": {"url": "https://example.org/a"},
     "list_pages": {"offset": 0, "limit": 20},
     "export": {},
     "forget": {"domain": "example.org"},
@@ -209,6 +211,15 @@ def test_defaults_are_filled_in():
     }
     assert parse({"id": 1, "type": "hello"}).args["profile"] == "default"
     assert parse({"id": 1, "type": "list_pages"}).args == {"offset": 0, "limit": 50}
+
+
+def test_a_page_may_send_exactly_the_passages_and_characters_the_extension_cuts_to():
+    """One number each, from Settings: what hello's `capture` tells the extension to cut to
+    is exactly what index_page accepts (the title passage counts among the passages)."""
+    passages = [{"text": "w" * S.max_passage_chars}] * S.max_passages_per_page
+    page = {"url": "https://a.b/", "passages": passages}
+    req = parse({"id": 1, "type": "index_page", "page": page})
+    assert len(req.args["page"]["passages"]) == S.max_passages_per_page
 
 
 def test_integral_float_is_an_integer():
@@ -273,7 +284,7 @@ def test_integral_float_is_an_integer():
                 "type": "index_page",
                 "page": {
                     "url": "u",
-                    "passages": [{"text": "t" * (S.max_request_passage_chars + 1)}],
+                    "passages": [{"text": "t" * (S.max_passage_chars + 1)}],
                 },
             },
             Code.BAD_REQUEST,
@@ -284,6 +295,18 @@ def test_integral_float_is_an_integer():
             Code.BAD_REQUEST,
             "dwell_s",
         ),
+        (
+            {
+                "id": 1,
+                "type": "index_page",
+                "page": {"url": "u", "passages": [{"text": "t"}] * (S.max_passages_per_page + 1)},
+            },
+            Code.BAD_REQUEST,
+            f"at most {S.max_passages_per_page} allowed",
+        ),
+        ({"id": 1, "type": "page_info"}, Code.BAD_REQUEST, "url: missing"),
+        ({"id": 1, "type": "page_info", "url": ""}, Code.BAD_REQUEST, "must not be empty"),
+        ({"id": 1, "type": "list_profiles", "root": "/etc"}, Code.BAD_REQUEST, "unknown field"),
         ({"id": 1, "type": "forget"}, Code.BAD_REQUEST, "exactly one"),
         ({"id": 1, "type": "forget", "url": "u", "domain": "d"}, Code.BAD_REQUEST, "exactly one"),
         ({"id": 1, "type": "clear"}, Code.BAD_REQUEST, "confirm: missing"),

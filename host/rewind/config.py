@@ -20,13 +20,14 @@ APP_NAME = "rewind"
 
 @dataclass(frozen=True)
 class Settings:
-    # --- passages (host-side chunking; the extension's chunker uses the same numbers) ---
+    # --- passages: the one place for chunking limits. The extension's chunker receives
+    # them in hello's `capture` (CAPTURE_LIMITS); the protocol's limits derive from them. ---
     max_passage_words: int = 200  # Chrome's DocumentChunker
     min_passage_words: int = 5  # shorter passages are dropped (the title is kept apart)
-    max_passages_per_page: int = 30  # pages sent by the browser
+    max_passages_per_page: int = 30  # a page from the browser, its title passage included
     max_passages_per_document: int = 2000  # `ingest` / `rewind index` of a long file
     max_document_bytes: int = 5 * 1024 * 1024  # larger files are refused, not truncated
-    max_passage_chars: int = 4000  # a passage longer than this is cut (hostile input)
+    max_passage_chars: int = 2400  # 200 long words; the protocol refuses longer passages
     max_title_chars: int = 1000
     max_url_chars: int = 8192
 
@@ -113,7 +114,6 @@ class Settings:
     #                                         the port on a larger frame
     max_request_bytes: int = 8 * 1024 * 1024  # browser -> host frame; larger ones are refused
     #                                           and skipped (Chrome itself allows 64 MiB)
-    max_request_passage_chars: int = 20_000  # refused above; the engine cuts at max_passage_chars
     max_page_text_chars: int = 1_000_000  # index_page.page.text (no passages)
     max_query_chars: int = 2_000  # search.query, ask.question, build_context.query
     max_context_chars: int = 200_000  # ask.page_text, build_context.raw_context
@@ -125,6 +125,15 @@ class Settings:
     host_exit_grace_s: float = 0.5  # on EOF, in-flight work gets this long, then the host exits
     host_log_bytes: int = 1_000_000  # host.log rotates at this size (2 backups)
 
+
+# The Settings fields the extension's chunker must use (hello's `capture`, PROTOCOL.md).
+CAPTURE_LIMITS = (
+    "max_passage_words",
+    "min_passage_words",
+    "max_passages_per_page",
+    "max_passage_chars",
+    "max_title_chars",
+)
 
 DEFAULT_PROFILE = "default"
 _PROFILE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -346,6 +346,11 @@ class Rewind:
                            emb.embed_query if emb else None, self._thresholds(),
                            self.settings, self._embedder_problem)
 
+    def page_info(self, url: str) -> dict | None:
+        """The stored page for `url` (normalised as pages are keyed), or None."""
+        page = self._reader().page_by_url(urls.normalize(url, self.settings.max_url_chars))
+        return page.to_dict() if page else None
+
     def list_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
         return [p.to_dict() for p in self._reader().list_pages(offset, limit)]
 

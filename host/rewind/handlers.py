@@ -178,7 +178,16 @@ def hello(ctx: Ctx) -> Reply:
             "max_request_bytes": s.settings.max_request_bytes,
             "max_reply_frame_bytes": s.settings.max_reply_frame_bytes,
         },
+        "capture": {k: getattr(s.settings, k) for k in config.CAPTURE_LIMITS},
     }
+
+
+def list_profiles(ctx: Ctx) -> Reply:
+    from . import profiles
+
+    forced = profiles.forced_data_dir(ctx.session.data_dir_override)
+    found = [] if forced else [p.to_dict() for p in profiles.list_profiles()]
+    return {"profiles": found, "forced_data_dir": str(forced) if forced else None}
 
 
 def cancel(ctx: Ctx) -> Reply:
@@ -280,6 +289,10 @@ def stats(ctx: Ctx) -> Reply:
     return {"stats": ctx.engine.stats()}
 
 
+def page_info(ctx: Ctx) -> Reply:
+    return {"page": ctx.engine.page_info(ctx.args["url"])}
+
+
 def list_pages(ctx: Ctx) -> Reply:
     offset, limit = ctx.args["offset"], ctx.args["limit"]
     pages = ctx.engine.list_pages(offset, limit + 1)  # one more tells whether more follow
@@ -362,6 +375,7 @@ def set_settings(ctx: Ctx) -> Reply:
 HANDLERS: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
+    "list_profiles": Handler(list_profiles, "inline", needs_engine=False),
     "index_page": Handler(index_page, "write"),
     "record_visit": Handler(record_visit, "write"),
     "forget": Handler(forget, "write"),
@@ -369,6 +383,7 @@ HANDLERS: dict[str, Handler] = {
     "set_settings": Handler(set_settings, "write"),
     "search": Handler(search, "read"),
     "stats": Handler(stats, "read"),
+    "page_info": Handler(page_info, "read"),
     "list_pages": Handler(list_pages, "read"),
     "get_settings": Handler(get_settings, "read"),
     "export": Handler(export, "slow"),

@@ -514,7 +514,7 @@ def schemas(s: Settings) -> dict[str, Obj]:
     query = Str(s.max_query_chars, min_chars=1)
     passage = Obj(
         {
-            "text": F(Str(s.max_request_passage_chars), required=True),
+            "text": F(Str(s.max_passage_chars), required=True),
             "position": F(Int(-1, 1_000_000), default=None),
             "quality": F(Num(0.0, 1.0), default=0.5),
         }
@@ -523,7 +523,7 @@ def schemas(s: Settings) -> dict[str, Obj]:
         {
             "url": F(Str(s.max_url_chars, min_chars=1), required=True),
             "title": F(Str(s.max_title_chars), default=""),
-            "passages": F(List(passage, s.max_passages_per_page + 1), nullable=True),
+            "passages": F(List(passage, s.max_passages_per_page), nullable=True),
             "text": F(Str(s.max_page_text_chars), nullable=True),
             "content_hash": F(Str(128), nullable=True),
             "visited_at": F(_EPOCH, nullable=True),
@@ -585,6 +585,8 @@ def schemas(s: Settings) -> dict[str, Obj]:
             }
         ),
         "stats": Obj({}),
+        "list_profiles": Obj({}),
+        "page_info": Obj({"url": F(Str(s.max_url_chars, min_chars=1), required=True)}),
         "list_pages": Obj(
             {
                 "offset": F(Int(0, MAX_SAFE_INT), default=0),
