@@ -6,8 +6,9 @@
  *   node build.mjs OUT_DIR    also write the loadable extension to OUT_DIR (build.py zips it)
  *
  * Job: copy the pinned @mozilla/readability scripts (installed by `npm ci`)
- * into vendor/, and the extension's own files (no tests, no node_modules, no
- * package files) plus vendor/ into OUT_DIR.
+ * into vendor/, the sensitive-page policy (host/rewind/capture/policy.json,
+ * one file for host and extension) to policy.json, and the extension's own
+ * files (no tests, no node_modules, no package files) plus both into OUT_DIR.
  * Never: download anything (npm installs, this only copies), or copy
  * third-party code into the repository (vendor/ is gitignored).
  * Node's standard library only.
@@ -22,6 +23,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const READABILITY = join(HERE, "node_modules", "@mozilla", "readability");
 const VENDOR = join(HERE, "vendor");
 const VENDORED = ["Readability.js", "Readability-readerable.js", "LICENSE.md"];
+const POLICY_SOURCE = join(HERE, "..", "host", "rewind", "capture", "policy.json");
 
 // What goes into the built extension (relative to extension/).
 const INCLUDE = [
@@ -32,6 +34,7 @@ const INCLUDE = [
   "lib",
   "icons",
   "vendor",
+  "policy.json",
   "sidepanel.html",
   "sidepanel.js",
   "sidepanel.css",
@@ -62,6 +65,9 @@ function vendor() {
     if (existsSync(src)) cpSync(src, join(VENDOR, name));
   }
   writeFileSync(join(VENDOR, "VERSION"), `@mozilla/readability ${pkg.version}\n`);
+  if (!existsSync(POLICY_SOURCE)) fail(`missing ${POLICY_SOURCE}: the extension needs the host's policy.json`);
+  JSON.parse(readFileSync(POLICY_SOURCE, "utf8")); // a broken file fails the build, not the worker
+  cpSync(POLICY_SOURCE, join(HERE, "policy.json"));
 }
 
 /** @param {string} dir @returns {string[]} */
@@ -99,4 +105,4 @@ function copyOut(outDir) {
 
 vendor();
 if (process.argv[2]) copyOut(process.argv[2]);
-else console.log(`build.mjs: vendor/ filled (${VENDORED.length} files); load ${HERE} unpacked`);
+else console.log(`build.mjs: vendor/ and policy.json filled; load ${HERE} unpacked`);

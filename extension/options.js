@@ -14,7 +14,7 @@ import { hostBanner } from "./lib/banner.js";
 import { call, connectPort, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
 import { domainFilter, formatCount } from "./lib/format.js";
-import { SENSITIVE_PATTERNS } from "./lib/rules.js";
+import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS } from "./lib/settings.js";
 
 /** @param {string} id */
@@ -95,7 +95,11 @@ function renderLocal() {
   $("result-count").value = String(s.resultCount);
   $("auto-answer").checked = s.autoAnswer;
   $("show-scores").checked = s.showScores;
-  $("builtin").textContent = SENSITIVE_PATTERNS.map((p) => p.name).join(", ");
+  loadPolicy().then((policy) => {
+    $("builtin").textContent = policy
+      ? policy.categories.map((c) => c.label.toLowerCase()).join("; ")
+      : "(the list could not be loaded: nothing is recorded until it is)";
+  });
   $("paused-sites").replaceChildren(
     ...(s.pausedSites.length
       ? s.pausedSites.map((site) =>

@@ -107,14 +107,9 @@ function render() {
     reason && !sitePaused && !settings.paused ? notRecordedText(String(reason)) : "";
 }
 
-/** Why this page is not recorded, for people. @param {string} reason */
+/** Why this page is not recorded, for people (rules.js says why in words). @param {string} reason */
 function notRecordedText(reason) {
-  if (reason === "not a web page" || reason === "bad url") return "Rewind records web pages only.";
-  if (reason === "incognito") return "Incognito windows are never recorded.";
-  if (reason === "credentials in url") return "Pages with a password in their address are never recorded.";
-  if (reason.startsWith("sensitive: ")) return `Not recorded: this looks like a ${reason.slice(11)} page.`;
-  if (reason.startsWith("excluded: ")) return `Not recorded: it matches your rule “${reason.slice(10)}”.`;
-  return `Not recorded (${reason}).`;
+  return `Not recorded: ${reason}.`;
 }
 
 $("pause").addEventListener("click", async () => {

@@ -38,10 +38,11 @@
   const SECTIONING = new Set(["article", "main", "section", "aside", "nav"]);
   const BLOCKISH = /^(block|flex|grid|list-item|table|flow-root)/;
 
+  // Signals carry the category ids of policy.json (account, finance) with their own reason.
   /** @typedef {{category: string, why: string, signal: string}} Signal */
-  const SIGN_IN = { category: "sign-in", why: "looks like a sign-in page (it has a password field)", signal: "password" };
-  const PAYMENT = { category: "payment", why: "looks like a payment page (it has card or bank fields)", signal: "payment" };
-  const ONE_TIME = { category: "one-time-code", why: "looks like a verification page (it asks for a one-time code)", signal: "one-time-code" };
+  const SIGN_IN = { category: "account", why: "looks like a sign-in page (it shows a password field)", signal: "password" };
+  const PAYMENT = { category: "finance", why: "looks like a payment page (it shows card or bank fields)", signal: "payment" };
+  const ONE_TIME = { category: "account", why: "looks like a verification page (it asks for a one-time code)", signal: "one-time-code" };
   const PAYMENT_AC = new Set(["cc-number", "cc-csc", "cc-exp", "cc-exp-month", "cc-exp-year"]);
   const PAYMENT_NAME = /(^|[^a-z])(card-?num(ber)?|cc-?num(ber)?|cardno|cvc2?|cvv2?|csc|card-?code|security-?code|iban)([^a-z]|$)/;
   const PAYMENT_FRAME = /(card|payment|cvc|cvv|security code|expir)/i;

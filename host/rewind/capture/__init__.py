@@ -1,0 +1,1 @@
+"""Capture rules: which pages are never recorded, and what is masked in those that are."""

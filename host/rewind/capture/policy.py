@@ -1,0 +1,464 @@
+"""Which pages are never recorded, by their URL: the sensitive-page policy and the classifier.
+
+The policy is data, `policy.json` beside this module, shared with the extension
+(extension/lib/policy.js implements the same classifier; tests/data/policy_cases.json holds
+cases both must agree on). Its format:
+
+    {"version": 1, "categories": [{
+        "id": "finance",                      # [a-z][a-z0-9-]*, unique
+        "label": "Banking, payments and investing",
+        "why": "looks like a bank, payment or investment account",   # what a person reads
+        "default": true,                      # on unless the person switches it off
+        "domains":  ["chase.com", ...],       # the host or any host under it
+        "hosts":    ["webmail\\.[a-z0-9.-]+"],# regex over the whole host
+        "prefixes": ["github.com/settings"],  # this host, and a path starting with these segments
+        "paths":    ["/(wallet|billing)", "settings/tokens"],   # whole path segments, below
+        "searches": [{"host": "bing\\.com", "path": "/search", "params": ["q"]}]
+    }, ...]}
+
+Every rule is optional but a category needs one. "Host" always means the host name in lower
+case without a trailing dot and without a leading "www.". A path pattern is a list of segment
+regexes joined by "/"; each must match one whole path segment (percent-decoded, lower case),
+the segments consecutive; a leading "/" anchors it at the first segment, otherwise it may
+start at any segment. So "checkout" matches /cart/checkout but not /how-to-checkout-books.
+A search rule matches when the host and the whole path match its regexes and one of its
+query parameters has a non-blank value. Categories are tried in file order, the first match
+wins. Regexes use only syntax that JavaScript and Python read alike: lower case, no flags, no
+named or look-around groups (only "(?:"), escapes \\d and punctuation only, no "^" or "$"
+(the matcher anchors), no "{,n}".
+
+The person's own rules come on top: paused sites and exclusion patterns refuse first (the
+pattern semantics are rules.js's patternMatches), then "always record" sites let a page
+through whatever the built-in categories say, then the categories not switched off apply.
+This module must never fetch or resolve anything: it is string work on hostile URLs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
+
+_ID = re.compile(r"[a-z][a-z0-9-]*")
+_HOSTNAME = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)+")
+_RULE_KEYS = ("domains", "hosts", "prefixes", "paths", "searches")
+_CATEGORY_KEYS = {"id", "label", "why", "default", *_RULE_KEYS}
+_ALLOWED_ESCAPES = set("d.-+?*()[]{}|^$/\\")
+_PERSON_KEYS = ("disabled_categories", "always_record", "paused_sites", "blocklist")
+MAX_RULE_ITEMS, MAX_RULE_CHARS = 500, 300  # as the extension's settings.js LIMITS
+_LINE_BREAKS = re.compile("[\n\r\u2028\u2029]")
+
+
+class PolicyError(ValueError):
+    """The policy file is not valid; the message names the bad entry."""
+
+
+@dataclass(frozen=True)
+class Search:
+    host: re.Pattern[str]
+    path: re.Pattern[str]
+    params: tuple[str, ...]
+    source: str  # the host regex as written, to name the rule
+
+
+@dataclass(frozen=True)
+class Category:
+    id: str
+    label: str
+    why: str
+    default: bool
+    domains: tuple[str, ...] = ()
+    hosts: tuple[re.Pattern[str], ...] = ()
+    prefixes: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (host, path segments)
+    paths: tuple[tuple[bool, tuple[re.Pattern[str], ...]], ...] = ()  # (anchored, segments)
+    searches: tuple[Search, ...] = ()
+    sources: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Policy:
+    version: int
+    categories: tuple[Category, ...]
+
+    def category(self, category_id: str) -> Category | None:
+        return next((c for c in self.categories if c.id == category_id), None)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The policy plus the person's own rules (as the extension keeps them)."""
+
+    policy: Policy
+    disabled: frozenset[str] = frozenset()  # category ids switched off
+    always_record: tuple[str, ...] = ()  # sites recorded whatever the categories say
+    paused_sites: tuple[str, ...] = ()
+    blocklist: tuple[str, ...] = ()  # patterns, see pattern_matches
+
+    @classmethod
+    def from_dict(cls, policy: Policy, raw: object) -> Rules:
+        """The person's rules as the extension sends them: {"disabled_categories",
+        "always_record", "paused_sites", "blocklist"}, each a list of strings (all optional).
+        Raises ValueError naming the bad field; unknown category ids are an error too."""
+        if not isinstance(raw, dict):
+            raise ValueError("rules: expected an object.")
+        unknown = set(raw) - set(_PERSON_KEYS)
+        if unknown:
+            raise ValueError(f"rules: unknown field(s) {sorted(unknown)}; known: {_PERSON_KEYS}.")
+        lists = {}
+        for key in _PERSON_KEYS:
+            value = raw.get(key, [])
+            if (not isinstance(value, list) or len(value) > MAX_RULE_ITEMS
+                    or not all(isinstance(v, str) and len(v) <= MAX_RULE_CHARS for v in value)):
+                raise ValueError(f"rules.{key}: expected at most {MAX_RULE_ITEMS} strings of "
+                                 f"at most {MAX_RULE_CHARS} characters.")
+            lists[key] = tuple(v.strip() for v in value if v.strip())
+        ids = {c.id for c in policy.categories}
+        bad = [c for c in lists["disabled_categories"] if c not in ids]
+        if bad:
+            raise ValueError(f"rules.disabled_categories: unknown {bad}; known: {sorted(ids)}.")
+        return cls(policy, frozenset(lists["disabled_categories"]), lists["always_record"],
+                   lists["paused_sites"], lists["blocklist"])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why a page is not recorded: `category` is a policy id, "paused" or "excluded"."""
+
+    category: str
+    label: str
+    why: str
+    rule: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"category": self.category, "label": self.label, "why": self.why,
+                "rule": self.rule}
+
+
+# ---------------------------------------------------------------- loading and validation
+
+def _portable(where: str, pattern: object) -> re.Pattern[str]:
+    if not isinstance(pattern, str) or not pattern:
+        raise PolicyError(f"{where}: a regex must be a non-empty string.")
+    problem = ""
+    if "(?" in pattern.replace("(?:", ""):
+        problem = "a flag, named or look-around group (only (?: is portable)"
+    elif pattern != pattern.lower():
+        problem = "upper case (subjects are lower case; \\D, \\W, \\S, \\B read differently)"
+    elif "{," in pattern or "&&" in pattern or "~~" in pattern or "[[" in pattern:
+        problem = "a construct JavaScript and Python read differently"
+    else:
+        i = 0
+        while i < len(pattern):
+            ch = pattern[i]
+            if ch == "\\":
+                nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+                if nxt not in _ALLOWED_ESCAPES:
+                    problem = f"the escape \\{nxt} (only \\d and punctuation are portable)"
+                    break
+                i += 2
+                continue
+            if ch == "$" or (ch == "^" and (i == 0 or pattern[i - 1] != "[")):
+                problem = "an anchor (the matcher anchors every regex itself)"
+                break
+            i += 1
+    if problem:
+        raise PolicyError(f"{where}: {pattern!r} uses {problem}.")
+    try:
+        return re.compile(f"(?:{pattern})", re.ASCII)
+    except re.error as exc:
+        raise PolicyError(f"{where}: {pattern!r} is not a valid regex ({exc}).") from None
+
+
+def _strings(where: str, value: object) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise PolicyError(f"{where}: expected a list of non-empty strings.")
+    return value
+
+
+def _segment_patterns(where: str, text: str) -> tuple[bool, tuple[re.Pattern[str], ...]]:
+    anchored = text.startswith("/")
+    parts = text[1:].split("/") if anchored else text.split("/")
+    if not parts or any(not p for p in parts):
+        raise PolicyError(f"{where}: {text!r} has an empty segment.")
+    return anchored, tuple(_portable(where, p) for p in parts)
+
+
+def _category(where: str, raw: object, seen: dict[str, str]) -> Category:
+    if not isinstance(raw, dict):
+        raise PolicyError(f"{where}: a category must be an object.")
+    unknown = set(raw) - _CATEGORY_KEYS
+    if unknown:
+        raise PolicyError(f"{where}: unknown key(s) {sorted(unknown)}; known: "
+                          f"{sorted(_CATEGORY_KEYS)}.")
+    cid = raw.get("id")
+    if not isinstance(cid, str) or not _ID.fullmatch(cid):
+        raise PolicyError(f"{where}: id {cid!r} must match [a-z][a-z0-9-]*.")
+    where = f"{where} ({cid})"
+    if cid in seen or cid in ("paused", "excluded"):
+        raise PolicyError(f"{where}: the id {cid!r} is used twice or reserved.")
+    for key in ("label", "why"):
+        v = raw.get(key)
+        if not isinstance(v, str) or not v.strip() or len(v) > 100:
+            raise PolicyError(f"{where}.{key}: expected a string of 1-100 characters.")
+    if not isinstance(raw.get("default"), bool):
+        raise PolicyError(f"{where}.default: expected true or false.")
+    if not any(raw.get(k) for k in _RULE_KEYS):
+        raise PolicyError(f"{where}: a category needs at least one rule.")
+    domains = _strings(f"{where}.domains", raw.get("domains", []))
+    for i, d in enumerate(domains):
+        if not _HOSTNAME.fullmatch(d) or d.startswith("www."):
+            raise PolicyError(f"{where}.domains[{i}]: {d!r} is not a lower-case host name "
+                              "without 'www.'.")
+        if d in seen:
+            raise PolicyError(f"{where}.domains[{i}]: {d!r} is already in {seen[d]}.")
+        seen[d] = cid
+    hosts = tuple(_portable(f"{where}.hosts[{i}]", h)
+                  for i, h in enumerate(_strings(f"{where}.hosts", raw.get("hosts", []))))
+    prefixes = []
+    for i, p in enumerate(_strings(f"{where}.prefixes", raw.get("prefixes", []))):
+        host, _, path = p.partition("/")
+        segs = tuple(s for s in path.split("/") if s)
+        if not _HOSTNAME.fullmatch(host) or host.startswith("www.") or not segs or p != p.lower():
+            raise PolicyError(f"{where}.prefixes[{i}]: {p!r} must be 'host/path' in lower case "
+                              "(host without 'www.').")
+        prefixes.append((host, segs))
+    paths = tuple(_segment_patterns(f"{where}.paths[{i}]", p)
+                  for i, p in enumerate(_strings(f"{where}.paths", raw.get("paths", []))))
+    searches = []
+    raw_searches = raw.get("searches", [])
+    if not isinstance(raw_searches, list):
+        raise PolicyError(f"{where}.searches: expected a list.")
+    for i, s in enumerate(raw_searches):
+        w = f"{where}.searches[{i}]"
+        if not isinstance(s, dict) or set(s) != {"host", "path", "params"}:
+            raise PolicyError(f"{w}: expected {{host, path, params}}.")
+        searches.append(Search(_portable(f"{w}.host", s["host"]), _portable(f"{w}.path", s["path"]),
+                               tuple(_strings(f"{w}.params", s["params"])), s["host"]))
+    sources = {k: tuple(v["host"] if isinstance(v, dict) else v for v in raw.get(k, []))
+               for k in _RULE_KEYS}
+    return Category(cid, raw["label"].strip(), raw["why"].strip(), raw["default"],
+                    tuple(domains), hosts, tuple(prefixes), paths, tuple(searches), sources)
+
+
+def parse_policy(raw: object) -> Policy:
+    """A validated Policy from the decoded JSON, or PolicyError naming the bad entry."""
+    if not isinstance(raw, dict) or set(raw) != {"version", "categories"}:
+        raise PolicyError("policy: expected an object with 'version' and 'categories' only.")
+    if raw["version"] != 1:
+        raise PolicyError(f"policy: version {raw['version']!r} is not supported (1 is).")
+    cats = raw["categories"]
+    if not isinstance(cats, list) or not cats:
+        raise PolicyError("policy.categories: expected a non-empty list.")
+    seen: dict[str, str] = {}
+    out = []
+    for i, c in enumerate(cats):
+        cat = _category(f"categories[{i}]", c, seen)
+        seen[cat.id] = cat.id
+        out.append(cat)
+    return Policy(1, tuple(out))
+
+
+def load_policy(path: Path | None = None) -> Policy:
+    """The policy in `path`, by default the one shipped beside this module."""
+    try:
+        text = (path.read_text(encoding="utf-8") if path is not None else
+                resources.files(__package__).joinpath("policy.json").read_text(encoding="utf-8"))
+        raw = json.loads(text)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PolicyError(f"{path or 'policy.json'}: cannot be read ({exc}).") from None
+    return parse_policy(raw)
+
+
+# ---------------------------------------------------------------- URLs as the browser sees them
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+# What the URL standard leaves unescaped in a path and in a special scheme's query.
+_PATH_SAFE = "!$%&'()*+,/:;=@[\\]^|"
+_QUERY_SAFE = "!$%&()*+,/:;=?@[\\]^`{|}"
+_FRAGMENT_SAFE = "!$%&'()*+,/:;=?@[\\]^{|}#"
+_BAD_HOST = re.compile(r"[\x00-\x20\"#%/<>?@\\^|\x7f]")
+
+
+@dataclass(frozen=True)
+class _Url:
+    href: str  # as the browser writes it: lower-case scheme and host, escaped path
+    hostname: str  # lower case, "www." kept
+    pathname: str  # escaped, as in href
+    query: str
+
+    @property
+    def site(self) -> str:
+        return site_of(self.hostname)
+
+
+def _remove_dots(path: str) -> str:
+    out: list[str] = []
+    segs = path.split("/")[1:]
+    for i, seg in enumerate(segs):
+        low = seg.lower()
+        if low in (".", "%2e"):
+            if i == len(segs) - 1:
+                out.append("")
+        elif low in ("..", ".%2e", "%2e.", "%2e%2e"):
+            if out:
+                out.pop()
+            if i == len(segs) - 1:
+                out.append("")
+        else:
+            out.append(seg)
+    return "/" + "/".join(out)
+
+
+def _parse(url: object) -> _Url | None:
+    if not isinstance(url, str) or len(url) > 8192:
+        return None
+    url = url.strip()
+    # Browsers read "\\" as "/" before the query in http(s) URLs.
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    try:
+        parts = urlsplit(url[:cut].replace("\\", "/") + url[cut:])
+        port = parts.port
+        host = (parts.hostname or "").rstrip(".")
+        if host and not host.isascii():
+            host = host.encode("idna").decode("ascii")
+    except (ValueError, UnicodeError):
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not host or _BAD_HOST.search(host):
+        return None
+    host = host.lower()
+    hostname = f"[{host}]" if ":" in host else host
+    netloc = hostname if port in (None, _DEFAULT_PORTS[scheme]) else f"{hostname}:{port}"
+    path = quote(_remove_dots(parts.path or "/"), safe=_PATH_SAFE)
+    query = quote(parts.query, safe=_QUERY_SAFE)
+    href = f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
+    if parts.fragment:
+        href += "#" + quote(parts.fragment, safe=_FRAGMENT_SAFE)
+    return _Url(href.lower(), hostname, path, parts.query)
+
+
+def site_of(host: str) -> str:
+    """Host without a leading 'www.', lower case (rules.js siteOf)."""
+    host = host.lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+def host_matches(host: str, domain: str) -> bool:
+    """Does `host` equal `domain` or sit under it? (rules.js hostMatches)"""
+    h = site_of(host)
+    d = domain.strip()
+    d = d[2:] if d.startswith("*.") else d
+    d = site_of(d[:-1] if d.endswith(".") else d)
+    return d != "" and (h == d or h.endswith(f".{d}"))
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if c == "*" else re.escape(c) for c in pattern), re.DOTALL)
+
+
+def _strip_scheme_www(text: str) -> str:
+    text = re.sub(r"^https?://", "", text)
+    return text[4:] if text.startswith("www.") else text
+
+
+def pattern_matches(pattern: str, url: str) -> bool:
+    """One of the person's patterns against a URL (rules.js patternMatches):
+    with "*" a glob over the whole URL; with "/" a prefix of the URL without its scheme;
+    with "." a domain and its subdomains; else a word in the host or path."""
+    u = _parse(url)
+    return u is not None and _pattern_matches(pattern, u)
+
+
+def _pattern_matches(pattern: str, u: _Url) -> bool:
+    p = pattern.strip().lower()
+    if not p:
+        return False
+    if "*" in p:
+        return _glob(p).fullmatch(u.href) is not None
+    if "/" in p:
+        return _strip_scheme_www(u.href).startswith(_strip_scheme_www(p))
+    if "." in p:
+        return host_matches(u.hostname, p)
+    return p in f"{u.hostname}{u.pathname}".lower()
+
+
+def _segments(pathname: str) -> list[str]:
+    out = []
+    for raw in pathname.split("/"):
+        if not raw:
+            continue
+        try:
+            seg = unquote(raw, errors="strict")
+        except UnicodeDecodeError:
+            seg = raw
+        out.append(_LINE_BREAKS.sub(" ", seg).lower())
+    return out
+
+
+def _path_match(anchored: bool, pats: tuple[re.Pattern[str], ...], segs: list[str]) -> bool:
+    starts = [0] if anchored else range(len(segs) - len(pats) + 1)
+    return any(all(p.fullmatch(segs[s + i]) for i, p in enumerate(pats)) for s in starts
+               if s + len(pats) <= len(segs))
+
+
+def _match_category(cat: Category, u: _Url, segs: list[str], params: dict[str, str]) -> str:
+    site = u.site
+    for d in cat.domains:
+        if site == d or site.endswith(f".{d}"):
+            return f"domain {d}"
+    for i, h in enumerate(cat.hosts):
+        if h.fullmatch(site):
+            return f"host {cat.sources['hosts'][i]}"
+    for i, (host, prefix) in enumerate(cat.prefixes):
+        if site == host and segs[: len(prefix)] == list(prefix):
+            return f"prefix {cat.sources['prefixes'][i]}"
+    for i, (anchored, pats) in enumerate(cat.paths):
+        if _path_match(anchored, pats, segs):
+            return f"path {cat.sources['paths'][i]}"
+    for s in cat.searches:
+        if s.host.fullmatch(site) and s.path.fullmatch(u.pathname.lower()) and any(
+                params.get(p, "").strip() for p in s.params):
+            return f"search {s.source}"
+    return ""
+
+
+def classify_url(url: str, rules: Rules) -> Verdict | None:
+    """Why `url` must not be recorded, or None when it may be (also for non-web URLs:
+    those are the caller's business)."""
+    u = _parse(url)
+    if u is None:
+        return None
+    for site in rules.paused_sites:
+        if host_matches(u.hostname, site):
+            return Verdict("paused", "Paused site", f"you paused recording on {site_of(site)}",
+                           f"paused {site}")
+    for pattern in rules.blocklist:
+        if _pattern_matches(pattern, u):
+            return Verdict("excluded", "Your exclusions",
+                           f"matches your exclusion \u201c{pattern.strip()}\u201d",
+                           f"pattern {pattern.strip()}")
+    if any(host_matches(u.hostname, site) for site in rules.always_record):
+        return None
+    segs = _segments(u.pathname)
+    params: dict[str, str] = {}
+    for k, v in parse_qsl(u.query, keep_blank_values=True):
+        params.setdefault(k, v)
+    for cat in rules.policy.categories:
+        if cat.id in rules.disabled:
+            continue
+        rule = _match_category(cat, u, segs, params)
+        if rule:
+            return Verdict(cat.id, cat.label, cat.why, rule)
+    return None
+
+
+def category_table(policy: Policy) -> str:
+    """The categories as a markdown table (docs/capture.md holds this, checked by a test)."""
+    rows = ["| Category | id | Not recorded because it | Built-in rules |", "|:---|:---|:---|---:|"]
+    for c in policy.categories:
+        n = sum(len(v) for v in c.sources.values())
+        rows.append(f"| {c.label} | `{c.id}` | {c.why} | {n} |")
+    return "\n".join(rows)
