@@ -512,3 +512,18 @@ def test_rewind_send_raw_reproduces_a_bad_frame(tmp_path):
     assert r.returncode == 1
     codes = [json.loads(line)["error"]["code"] for line in r.stdout.splitlines()]
     assert codes == ["bad_json", "bad_frame"]
+
+
+def test_the_index_page_fault_point_kills_the_host_for_one_page_only(tmp_path, monkeypatch):
+    """The browser test's crashing page: REWIND_FAULT=index_page with a URL match."""
+    monkeypatch.setenv("REWIND_FAULT", "index_page")
+    monkeypatch.setenv("REWIND_FAULT_MATCH", "crash-me")
+    h = HostProcess(tmp_path)
+    try:
+        h.hello()
+        assert h.ok("index_page", page=page(1, "fine"))["result"]["status"] == "new"
+        h.send("index_page", page={**page(2), "url": "https://a.example/crash-me"})
+        code, _ = h.wait_exit()
+        assert code == -9
+    finally:
+        h.stop()

@@ -52,6 +52,7 @@
    *   styleOf?: (el: Element) => CSSStyleDeclaration|Record<string, string>|null,
    *   rectOf?: (el: Element) => {left: number, top: number, right: number, bottom: number, width: number, height: number}|null,
    *   now?: () => number,
+   *   newDocument?: () => Document, // node tests: linkedom has no DOMImplementation
    *   limits?: Partial<typeof DEFAULTS>,
    * }} CopyOptions
    */
@@ -109,7 +110,7 @@
     const rectOf = opts.rectOf || liveRect;
     const now = opts.now || (() => Date.now());
     const started = now();
-    const out = doc.implementation.createHTMLDocument("");
+    const out = opts.newDocument ? opts.newDocument() : doc.implementation.createHTMLDocument("");
     const ctx = {
       nodes: 0, chars: 0, frames: 0, shadows: 0, hidden: 0, truncated: false, stop: false,
       /** @type {Signal[]} */ signals: [],

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__, config, protocol
+from . import __version__, config, faults, protocol
 from .config import Settings
 from .errors import Code, RewindError
 from .protocol import Request
@@ -198,6 +198,7 @@ def index_page(ctx: Ctx) -> Reply:
     from .ingest import PageInput, PassageInput
 
     p = ctx.args["page"]
+    faults.hit("index_page", p["url"])
     passages = None
     if p["passages"] is not None:
         passages = [PassageInput(x["text"], x["position"], x["quality"]) for x in p["passages"]]

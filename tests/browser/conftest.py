@@ -21,11 +21,11 @@ from site_pages import write_site
 
 from demo.harness import (
     HarnessError,
-    LocalSite,
     RewindBrowser,
     build_extension,
     find_chromium,
 )
+from demo.sites import LocalSite
 
 UI_TIMEOUT_MS = 30_000  # the extension's pages, waiting for the host
 
