@@ -389,6 +389,18 @@ class RewindBrowser:
             or url in self.dwell_urls()
         )
 
+    def search(self, query: str, mode: str = "keyword") -> list[dict]:
+        """The host's search results, asked through the worker's own port."""
+        reply = self.evaluate(
+            "([q, m]) => globalThis.__rewind.request('search', {query: q, mode: m, limit: 20})",
+            [query, mode],
+        )
+        return reply["results"]
+
+    def page_status(self) -> dict:
+        """What the worker tells the popup about the page in front."""
+        return self.evaluate("globalThis.__rewind.action('page_status')")
+
     # -- reading like a person --
 
     def reading_tab(self) -> Any:
