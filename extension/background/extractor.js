@@ -17,6 +17,7 @@ import { getCaptureLimits } from "./storage.js";
 export const EXTRACT_FILES = Object.freeze([
   "vendor/Readability-readerable.js",
   "vendor/Readability.js",
+  "content/redact.js",
   "content/chunker.js",
   "content/visible.js",
   "content/extract.js",
