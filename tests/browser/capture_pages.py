@@ -173,7 +173,9 @@ def extraction_pages() -> list[Page]:
                     "up to eight minutes while they chase fish between the reeds.",
                     "<span class='spoiler'>The stylesheet hides this: cssveilword.</span>",
                     "<span aria-hidden='true'>A screen reader skips this: ariaveilword.</span>"
-                    " Their dens, called holts, have an underwater entrance.")
+                    " Their dens, called holts, have an underwater entrance.",
+                    "Sightings go to the warden, otter.warden@fieldnotes.org, or by phone on "
+                    "+44 20 7946 0958.")
             + "<section><h2>Leave a comment</h2>"
               "<div contenteditable='true'>Dear bank, please move everything from account "
               "4410 to my savings, draftveilword</div>"

@@ -1,7 +1,8 @@
 """What is extracted from a page, in real Chromium with the real extension and host.
 
 Pages are served under real host names (capture_pages.py, over TLS). Typed drafts, text
-hidden by a stylesheet, aria-hidden blocks, form fields and templates never reach the host;
+hidden by a stylesheet, aria-hidden blocks, form fields and templates never reach the host,
+and e-mail addresses and phone numbers in what does are masked;
 open shadow roots, slotted text and same-origin frames do; a page that replaces its content
 is captured as shown, and again when it changes while the person reads; a page showing a
 password or payment field is not recorded and the popup says why, while a login box in a
@@ -52,6 +53,21 @@ def test_drafts_hidden_text_and_fields_never_reach_the_host(browser):
     for word in ("cssveilword", "ariaveilword", "draftveilword", "fieldveilword",
                  "ghostveilword", "faintveilword", "templateveilword"):
         assert stored_text(browser, word) == [], f"{word} reached the host"
+    text = "\n".join(passages_of(browser, url))
+    assert "[email]" in text and "[phone number]" in text, "personal data masked in the page"
+    assert "otter.warden" not in text and "7946" not in text
+
+
+def passages_of(browser: RewindBrowser, url: str) -> list[str]:
+    """The passages the host stored for `url` (the store opened read-only)."""
+    from rewind.engine import Rewind
+
+    eng = Rewind.open(browser.data_dir, writer=False, embedder=None)
+    try:
+        pages = eng.export_pages(0, 500)
+    finally:
+        eng.close()
+    return [p["text"] for page in pages if page["url"] == url for p in page["passages"]]
 
 
 def test_shadow_roots_slots_and_same_origin_frames_are_read(browser):
