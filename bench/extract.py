@@ -6,9 +6,9 @@ indexer starts it; the content script reports its time (`took_ms`, from injectio
 passages ready) and the worker round trip (injecting the scripts included) is timed too.
 Pages: a 60 KB article; 10 MB of text in one paragraph ("wall"); 10 MB as ~100,000 small
 paragraphs ("many"); the same with every other paragraph hidden by a stylesheet rule
-("half hidden"). The budget this measures: the visible copy stops at 1.5 s of walking
-(and at 250,000 nodes or 1,000,000 characters), Readability and the chunker are bounded
-in elements and characters.
+("half hidden"). The stated budget is BUDGET_MS for a 10 MB page: the visible copy stops
+at 1.5 s of walking (and at 250,000 nodes or 1,000,000 characters), Readability and the
+chunker are bounded in elements and characters.
 
     .venv/bin/python bench/extract.py [--runs 5]
 """
@@ -30,6 +30,7 @@ from demo.harness import RewindBrowser, build_extension, find_chromium  # noqa: 
 from demo.sites import LocalSite  # noqa: E402
 
 MB = 1_000_000
+BUDGET_MS = 2000  # the stated budget for extracting a 10 MB page, injection included
 SENTENCE = ("Glaciers carve valleys over thousands of years, and the meltwater they leave "
             "behind feeds rivers that farmers downstream depend on. ")
 
@@ -87,6 +88,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     rows = []
+    worst_10mb = 0.0
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
         root = Path(tmp)
         site_dir = root / "site"
@@ -102,6 +104,8 @@ def main() -> int:
             for i, name in enumerate(sizes):
                 m = measure(browser, site.url(f"p{i}.html"), args.runs)
                 inner, outer = m["inner"], m["outer"]
+                if sizes[name] >= 5 * MB:
+                    worst_10mb = max(worst_10mb, max(outer))
                 rows.append([
                     name, f"{sizes[name] / MB:.2f}", f"{statistics.median(inner):.0f}",
                     f"{max(inner):.0f}", f"{statistics.median(outer):.0f}",
@@ -124,8 +128,13 @@ def main() -> int:
         "",
         table(header, rows),
         "",
-        "Budget: the visible copy walks the live DOM for at most 1.5 s (and 250,000 nodes or "
-        "1,000,000 characters), then stops and marks the copy truncated; Readability runs only "
+        f"Stated budget: {BUDGET_MS:,} ms to extract a 10 MB page, injection included; worst "
+        f"run measured here: {worst_10mb:.0f} ms "
+        f"({'within' if worst_10mb <= BUDGET_MS else 'OVER'} the budget).",
+        "",
+        "How it is bounded: the visible copy walks the live DOM for at most 1.5 s (and "
+        "250,000 nodes or 1,000,000 characters), then stops and marks the copy truncated; "
+        "Readability runs only "
         "on a copy under 2,000,000 characters and 30,000 elements; the chunker reads at most "
         "400,000 characters and 60,000 nodes.",
     ])
