@@ -172,20 +172,24 @@ export function markDone(q, id, now, info) {
 /**
  * A try failed. After MAX_TRIES the item moves to `failed`.
  * @param {QueueState} q @param {string} id @param {number} now @param {string} error
- * @returns {{queue: QueueState, gaveUp: boolean}}
+ * @returns {{queue: QueueState, gaveUp: boolean, dropped: string[]}}
  */
 export function markFailed(q, id, now, error) {
   const it = q.items.find((x) => x.id === id);
-  if (!it) return { queue: q, gaveUp: false };
+  if (!it) return { queue: q, gaveUp: false, dropped: [] };
   const tries = it.tries + 1;
   const updated = { ...it, tries, sending_since: null, error, next_at: now + backoffMs(tries) };
   if (tries >= MAX_TRIES) {
     const all = [...q.failed, updated];
     const forgotten = all.slice(0, Math.max(0, all.length - MAX_FAILED));
     const rest = { ...q, items: q.items.filter((x) => x.id !== id), failed: all.slice(forgotten.length) };
-    return { queue: countDropped(rest, forgotten, "too many failed pages", now), gaveUp: true };
+    return {
+      queue: countDropped(rest, forgotten, "too many failed pages", now),
+      gaveUp: true,
+      dropped: forgotten.map((x) => x.id),
+    };
   }
-  return { queue: mapItem(q, id, () => updated), gaveUp: false };
+  return { queue: mapItem(q, id, () => updated), gaveUp: false, dropped: [] };
 }
 
 /**
@@ -249,7 +253,7 @@ export function applyOutcome(q, item, r, now, waitMs) {
       return { queue: deferAll(q, now + waitMs, r.error ?? "the host is away"), drop: [], stop: true, gaveUp: false };
     case "failed": {
       const f = markFailed(q, item.id, now, r.error ?? "failed");
-      return { queue: f.queue, drop: [], stop: false, gaveUp: f.gaveUp };
+      return { queue: f.queue, drop: f.dropped, stop: false, gaveUp: f.gaveUp };
     }
     default: // refused, skipped, forgotten: on purpose, not a loss
       return { ...gone, queue: removeItem(q, item.id) };

@@ -134,6 +134,12 @@ test("failed pages past MAX_FAILED are counted as dropped, not silently lost", (
   assert.equal(q.failed.length, Q.MAX_FAILED);
   assert.equal(Q.status(q, 0).dropped, 2);
   assert.equal(q.last_dropped?.reason, "too many failed pages");
+  // Their stored text goes with them (applyOutcome hands the ids to the storage).
+  q = Q.enqueue(q, page("last"), 9).queue;
+  for (let t = 0; t < Q.MAX_TRIES - 1; t++) q = Q.markFailed(q, "last", 9, "x").queue;
+  const a = Q.applyOutcome(q, q.items[0], { outcome: "failed", error: "x" }, 9, 30_000);
+  assert.deepEqual(a.drop, ["f2"]);
+  assert.ok(a.gaveUp && !a.stop);
 });
 
 test("countDropped records what was let go of; removeItem takes an item out of line", () => {

@@ -16,6 +16,7 @@ import time
 
 import pytest
 from capture_pages import ARTICLES, READER, SENSITIVE
+from playwright.sync_api import expect
 
 from demo.harness import RewindBrowser, register_host, unregister_host, wait_until
 
@@ -98,6 +99,14 @@ def test_a_site_paused_while_its_page_waits_in_the_queue_never_reaches_the_host(
         browser.read_until_queued(tab, waiting)
         queued = browser.queue()["items"]
         assert [it["url"] for it in queued if it["url"] == waiting] == [waiting]
+        popup = browser.extension_window("popup.html", width=380, height=600)
+        try:  # the queue's counts are shown while the helper is away, too
+            expect(popup.locator("#headline")).to_have_text("Not connected", timeout=30_000)
+            expect(popup.locator("#queue-line")).to_have_text("Queue: 1 waiting, 0 failed")
+            expect(popup.locator("#page-status")).to_have_text(
+                "Waiting to be remembered (Rewind's helper isn't connected).")
+        finally:
+            popup.close()
         browser.evaluate("s => globalThis.__rewind.action('pause_site', {site: s})",
                          "fieldnotes.org")
     finally:
