@@ -61,7 +61,9 @@ export class Indexer {
     const page = await this.extract(visit.tabId, { redact: settings.redact, honourSignals: !always });
     if (pageKey(page.url) !== visit.url) return { queued: false, reason: "navigated away" };
     if (page.refused) {
-      await P.noteVerdict(visit.url, { ...page.refused, by: "page" }, this.now());
+      // Judged at the threshold: remembered, never extracted again. A field that appears
+      // later (a sign-in box over a page already recorded) only stops this re-extraction.
+      if (!visit.again) await P.noteVerdict(visit.url, { ...page.refused, by: "page" }, this.now());
       return { queued: false, reason: page.refused.why };
     }
     if (!page.passages.length) return { queued: false, reason: "no text" };
