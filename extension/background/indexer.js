@@ -72,7 +72,7 @@ export class Indexer {
     await this.enqueue({
       kind: "page",
       url: visit.url,
-      title: page.title || tab.title || "",
+      title: page.title, // from the page itself, masked with its passages (never the raw tab title)
       hash,
       visited_at: visit.startedAt / 1000,
       dwell_s: Math.round(visit.dwellMs / 100) / 10,

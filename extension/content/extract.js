@@ -176,12 +176,16 @@
     let passages = out.passages;
     /** @type {Record<string, number>|undefined} */
     let redacted;
+    let shownTitle = title;
     if (opts.redact !== false) {
       if (!g.RewindRedact) throw new Error("redaction is on but redact.js is not loaded");
       ({ passages, counts: redacted } = redactAll(passages, g.RewindRedact, maxChars));
+      const t = g.RewindRedact.redact(title); // "Inbox - maya@example.com - Gmail"
+      const maxTitle = Number((opts.limits && opts.limits.maxTitleChars) || g.RewindChunker.LIMITS.maxTitleChars);
+      shownTitle = (typeof t === "string" ? t : String(t.text)).slice(0, maxTitle);
     }
     return {
-      ...out, title, url, passages, refused: null, redacted,
+      ...out, title: shownTitle, url, passages, refused: null, redacted,
       stats: { ...out.stats, visible: seen.stats, copy_ms: copiedMs },
       took_ms: Date.now() - started,
     };

@@ -167,7 +167,8 @@ READER = "https://www.fieldnotes.org"
 def extraction_pages() -> list[Page]:
     style = "<style>.spoiler{display:none}.ghost{visibility:hidden}.faint{opacity:0}</style>"
     return [
-        Page(f"{READER}/draft-and-hidden", "Notes on river otters", "otterglimp", head=style, body=(
+        Page(f"{READER}/draft-and-hidden", "Notes on river otters - otter.warden@fieldnotes.org",
+             "otterglimp", head=style, body=(
             article("Notes on river otters", "otterglimp",
                     "River otters hunt at dusk along muddy banks and can hold their breath for "
                     "up to eight minutes while they chase fish between the reeds.",

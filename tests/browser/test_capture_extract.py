@@ -47,7 +47,8 @@ def found(browser: RewindBrowser, word: str, urls: list[str]) -> bool:
 def test_drafts_hidden_text_and_fields_never_reach_the_host(browser):
     url = f"{READER}/draft-and-hidden"
     browser.read_until_queued(browser.reading_tab(), url)
-    browser.wait_indexed([url])
+    [page] = browser.wait_indexed([url])
+    assert page["title"] == "Notes on river otters - [email]", "the title is masked too"
     assert found(browser, "otterglimp", [url])
     assert found(browser, "holts", [url]), "visible text beside an aria-hidden span"
     for word in ("cssveilword", "ariaveilword", "draftveilword", "fieldveilword",
