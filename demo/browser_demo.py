@@ -24,13 +24,13 @@ from typing import Any
 from demo.harness import (
     ROOT,
     HarnessError,
-    LocalSite,
     RewindBrowser,
     build_extension,
     find_chromium,
     store_pages,
     wait_until,
 )
+from demo.sites import LocalSite
 
 # A slice of the Python docs a person might read in an afternoon: short and medium pages
 # on different topics (embedding is what takes time, ~1 s per passage on a busy laptop).

@@ -12,15 +12,12 @@ wait a fixed time for something that can be polled.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -119,36 +116,6 @@ def unregister_host(user_data_dir: Path) -> None:
     (user_data_dir / "NativeMessagingHosts" / register.MANIFEST_FILE).unlink(missing_ok=True)
 
 
-# ---- pages on 127.0.0.1 -------------------------------------------------------------------
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base's name)
-        pass  # one line per request would bury the output people read
-
-
-class LocalSite:
-    """A folder served on 127.0.0.1 (a free port) from a background thread."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        handler = functools.partial(_QuietHandler, directory=str(root))
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.server.daemon_threads = True
-        self.base = f"http://127.0.0.1:{self.server.server_port}"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, name="rewind-local-site", daemon=True
-        )
-        self._thread.start()
-
-    def url(self, path: str) -> str:
-        return f"{self.base}/{path.lstrip('/')}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 # ---- the host's side ----------------------------------------------------------------------
 
 
@@ -197,7 +164,8 @@ class RewindBrowser:
     """Chromium with the extension; its profile, launcher and host data under one folder.
 
     `workdir/profile` is the --user-data-dir, `workdir/host` holds the launcher,
-    `workdir/data` is the host's data dir (REWIND_DATA_DIR, passed on by Chromium).
+    `workdir/data` is the host's data dir (REWIND_DATA_DIR, passed on by Chromium), or
+    with `per_profile_data` each profile's store is under `profiles_dir`.
     """
 
     def __init__(self, ctx: Any, workdir: Path) -> None:
@@ -206,6 +174,7 @@ class RewindBrowser:
         self.user_data_dir = workdir / "profile"
         self.host_dir = workdir / "host"
         self.data_dir = workdir / "data"
+        self.profiles_dir = workdir / "xdg" / "rewind" / "profiles"
         self.ext_id = extension_id()
         self.origin = f"chrome-extension://{self.ext_id}/"
         self._closed_workers: set[int] = set()
@@ -227,20 +196,36 @@ class RewindBrowser:
         registered: bool = True,
         incognito: bool = False,
         headless: bool = True,
+        args: list[str] | None = None,
+        env: dict[str, str] | None = None,
+        per_profile_data: bool = False,
     ) -> RewindBrowser:
+        """`args`: more Chromium flags (NamedSites.chromium_args); `env`: more variables for
+        the host (fault points); `per_profile_data`: the host keeps one data dir per profile
+        id under `workdir/xdg` as on a person's computer, instead of the one forced
+        `workdir/data` (REWIND_DATA_DIR), which would hide whose store is whose."""
         profile = workdir / "profile"
         profile.mkdir(parents=True, exist_ok=True)
         if registered:
             register_host(profile, workdir / "host")
-        env = {**os.environ, "REWIND_DATA_DIR": str(workdir / "data")}
+        host_env = {k: v for k, v in os.environ.items() if k != "REWIND_DATA_DIR"}
+        if per_profile_data:
+            host_env["XDG_DATA_HOME"] = str(workdir / "xdg")  # platformdirs' user data dir
+        else:
+            host_env["REWIND_DATA_DIR"] = str(workdir / "data")
         if model_dir is not None:
-            env["REWIND_MODEL_DIR"] = str(model_dir)
+            host_env["REWIND_MODEL_DIR"] = str(model_dir)
+        host_env.update(env or {})
         ctx = playwright.chromium.launch_persistent_context(
             str(profile),
             executable_path=chromium,
             headless=headless,
-            args=[f"--disable-extensions-except={extension}", f"--load-extension={extension}"],
-            env=env,  # Chromium passes its environment on to the host it starts
+            args=[
+                f"--disable-extensions-except={extension}",
+                f"--load-extension={extension}",
+                *(args or []),
+            ],
+            env=host_env,  # Chromium passes its environment on to the host it starts
         )
         browser = cls(ctx, workdir)
         try:
@@ -403,6 +388,18 @@ class RewindBrowser:
             or url in self.known_urls()
             or url in self.dwell_urls()
         )
+
+    def search(self, query: str, mode: str = "keyword") -> list[dict]:
+        """The host's search results, asked through the worker's own port."""
+        reply = self.evaluate(
+            "([q, m]) => globalThis.__rewind.request('search', {query: q, mode: m, limit: 20})",
+            [query, mode],
+        )
+        return reply["results"]
+
+    def page_status(self) -> dict:
+        """What the worker tells the popup about the page in front."""
+        return self.evaluate("globalThis.__rewind.action('page_status')")
 
     # -- reading like a person --
 

@@ -1,53 +1,29 @@
 /**
- * The options page: what Rewind records, how it searches, forgetting, export.
+ * The options page: what Rewind records, how it searches, where the history is, forgetting, export.
  *
- * Job: edit the extension's settings (dwell threshold, pause, own exclusion
- * rules, paused sites, result count, auto-answer, scores), the host's ranking
- * settings (whatever get_settings returns, through set_settings), forget a
- * page / site / the last hour / everything (each confirmed), and export the
- * host's data as a JSON file.
- * Never: render stored titles or URLs as HTML; forget anything without a
- * confirmation.
+ * Job: edit the extension's settings (dwell threshold, pause, masking of personal data,
+ * the built-in kinds of pages never recorded, own exclusion rules, paused and always-
+ * recorded sites, result count, auto-answer, scores), the host's user settings (drawn
+ * from the schema get_settings returns: lib/settings-form.js), say which data folder is
+ * in use and switch to another history found on this computer, forget a page / site /
+ * the last hour / everything (each confirmed), and export the host's data as a JSON file.
+ * Never: render stored titles or URLs as HTML; forget anything without a confirmation.
  */
 
 import { hostBanner } from "./lib/banner.js";
 import { call, connectPort, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
-import { domainFilter, formatCount } from "./lib/format.js";
+import { domainFilter, formatCount, relativeTime } from "./lib/format.js";
 import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS } from "./lib/settings.js";
+import { hostSettingGroups, readField } from "./lib/settings-form.js";
 
 /** @param {string} id */
 const $ = (id) => /** @type {any} */ (document.getElementById(id));
 
-/**
- * Host settings people may change, with labels; others the host reports go
- * under "More" with their own names.
- * @type {Record<string, {label: string, min?: number, max?: number, step?: number, choices?: string[], main?: boolean}>}
- */
-const HOST_FIELDS = {
-  fusion: { label: "How meaning and words are combined", choices: ["adaptive", "rrf"], main: true },
-  rrf_alpha: { label: "Weight of meaning over exact words (alpha)", min: 0, max: 1, step: 0.05, main: true },
-  mmr_lambda: { label: "Relevance over variety (MMR lambda)", min: 0, max: 1, step: 0.05, main: true },
-  max_pages_per_domain: { label: "Pages per site before others come first", min: 1, max: 100, step: 1, main: true },
-  rrf_k: { label: "RRF k", min: 1, max: 1000, step: 1 },
-  multi_passage_bonus: { label: "Bonus for several matching passages", min: 0, max: 1, step: 0.01 },
-  default_limit: { label: "Results when none is asked for", min: 1, max: 100, step: 1 },
-  answer_token_budget: {
-    label: "Text of your pages given to the answering model (tokens; more: better answers, slower start)",
-    min: 50,
-    max: 32768,
-    step: 50,
-  },
-  answer_max_tokens: { label: "Longest answer (tokens)", min: 16, max: 2048, step: 8 },
-  answer_facets: { label: "Split a complex question into parts first (best with a larger model)" },
-  facet_count: { label: "Parts at most, the question included", min: 1, max: 8, step: 1 },
-};
-
 const state = {
   settings: { ...DEFAULTS },
-  /** @type {Record<string, any>} */ host: {},
-  /** @type {Record<string, any>} */ hostDefaults: {},
+  /** @type {import("./lib/settings-form.js").Group[]} */ hostGroups: [],
 };
 
 /** @param {string} id @param {string} text @param {boolean} [bad] */
@@ -75,92 +51,144 @@ async function load() {
   const banner = hostBanner(status.host, { onRetry: () => call("reconnect").then(load, load) });
   $("banners").replaceChildren(...(banner ? [banner] : []));
   renderLocal();
+  renderCategories();
   if (status.host?.state === "connected") {
     try {
-      const r = await call("get_settings");
-      state.host = r.settings ?? {};
-      state.hostDefaults = r.defaults ?? {};
-      renderHost();
+      renderHost(await call("get_settings"));
     } catch (err) {
       msg("host-msg", errText(err), true);
     }
+    call("profiles").then(renderProfiles, (err) => msg("data-msg", errText(err), true));
   }
+}
+
+/** @param {string[]} list @param {string} listId @param {string} key @param {string} verb */
+function siteList(list, listId, key, verb) {
+  $(listId).replaceChildren(
+    ...(list.length
+      ? list.map((site) =>
+          h("li", null,
+            h("span", { text: site }),
+            h("button", {
+              type: "button", class: "small secondary", text: verb, "aria-label": `${verb}: ${site}`,
+              on: { click: () => save({ [key]: list.filter((d) => d !== site) }, "sites-msg") },
+            })),
+        )
+      : [h("li", { class: "muted", text: "None." })]),
+  );
 }
 
 function renderLocal() {
   const s = state.settings;
   $("dwell").value = String(s.dwellSeconds);
   $("paused").checked = s.paused;
+  $("redact").checked = s.redact;
   $("blocklist").value = s.blocklist.join("\n");
   $("result-count").value = String(s.resultCount);
   $("auto-answer").checked = s.autoAnswer;
   $("show-scores").checked = s.showScores;
-  loadPolicy().then((policy) => {
-    $("builtin").textContent = policy
-      ? policy.categories.map((c) => c.label.toLowerCase()).join("; ")
-      : "(the list could not be loaded: nothing is recorded until it is)";
-  });
-  $("paused-sites").replaceChildren(
-    ...(s.pausedSites.length
-      ? s.pausedSites.map((site) =>
-          h(
-            "li",
-            null,
-            h("span", { text: site }),
-            h("button", {
-              type: "button",
-              class: "small secondary",
-              text: "Resume",
-              "aria-label": `Resume recording on ${site}`,
-              on: { click: () => save({ pausedSites: s.pausedSites.filter((d) => d !== site) }, "sites-msg") },
-            }),
-          ),
-        )
-      : [h("li", { class: "muted", text: "No paused sites." })]),
-  );
+  siteList(s.pausedSites, "paused-sites", "pausedSites", "Resume");
+  siteList(s.alwaysRecord, "always-sites", "alwaysRecord", "Stop");
 }
 
-/** @param {string} key @param {any} value */
-function hostField(key, value) {
-  const meta = HOST_FIELDS[key] ?? { label: key };
-  const id = `host-${key}`;
-  let input;
-  if (meta.choices) {
-    input = h("select", { id }, ...meta.choices.map((c) => h("option", { value: c, text: c, selected: c === value })));
-  } else if (typeof value === "boolean") {
-    input = h("input", { id, type: "checkbox", checked: value });
-  } else if (typeof value === "number") {
-    input = h("input", {
-      id,
-      type: "number",
-      min: meta.min,
-      max: meta.max,
-      step: meta.step ?? "any",
-      value: String(value),
-    });
-  } else {
-    return null; // a kind of setting this page does not know how to edit
+/** The built-in kinds of pages, each with a switch (lib/policy.js's categories). */
+async function renderCategories() {
+  const policy = await loadPolicy();
+  if (!policy) {
+    $("categories").replaceChildren(h("li", { class: "bad", text: "The list could not be loaded: nothing is recorded until it is." }));
+    return;
   }
-  const dflt = state.hostDefaults[key];
-  return h(
-    "div",
-    { class: "row" },
-    h("label", { for: id, text: meta.label }),
-    input,
-    dflt !== undefined && dflt !== value ? h("span", { class: "muted small", text: `default ${dflt}` }) : null,
+  const off = new Set(state.settings.disabledCategories);
+  $("categories").replaceChildren(
+    ...policy.categories.map((c) =>
+      h("li", null,
+        h("label", { class: "check" },
+          h("input", {
+            type: "checkbox", checked: !off.has(c.id), "data-category": c.id,
+            on: {
+              change: (/** @type {Event} */ ev) => {
+                const on = /** @type {HTMLInputElement} */ (ev.target).checked;
+                const next = new Set(state.settings.disabledCategories);
+                if (on) next.delete(c.id);
+                else next.add(c.id);
+                save({ disabledCategories: [...next] }, "block-msg");
+              },
+            },
+          }),
+          h("span", { text: c.label }),
+          h("span", { class: "why", text: ` — ${c.why}` }))),
+    ),
   );
 }
 
-function renderHost() {
-  const keys = Object.keys(state.host);
-  const main = keys.filter((k) => HOST_FIELDS[k]?.main).map((k) => hostField(k, state.host[k]));
-  const more = keys.filter((k) => !HOST_FIELDS[k]?.main).map((k) => hostField(k, state.host[k]));
+/** @param {import("./lib/settings-form.js").Field} f */
+function hostField(f) {
+  const id = `host-${f.name}`;
+  let input;
+  if (f.type === "choice") {
+    input = h("select", { id }, ...(f.choices ?? []).map((c) => h("option", { value: c, text: c, selected: c === f.value })));
+  } else if (f.type === "bool") {
+    input = h("input", { id, type: "checkbox", checked: f.value === true });
+  } else {
+    input = h("input", { id, type: "number", min: f.min, max: f.max, step: f.step ?? "any", value: String(f.value) });
+  }
+  const changed = f.dflt !== undefined && f.dflt !== f.value;
+  return h("div", { class: "row", title: f.name },
+    h("label", { for: id, text: f.label }),
+    input,
+    changed ? h("span", { class: "muted small", text: `default ${f.dflt}` }) : null);
+}
+
+/** @param {any} reply get_settings' answer */
+function renderHost(reply) {
+  state.hostGroups = hostSettingGroups(reply);
+  const [first, ...rest] = state.hostGroups;
   $("host-settings").replaceChildren(
-    ...main.filter(Boolean),
-    more.some(Boolean) ? h("details", null, h("summary", { text: "More" }), ...more.filter(Boolean)) : null,
+    ...(first ? [h("h3", { text: first.title }), ...first.fields.map(hostField)] : []),
+    ...rest.map((g) => h("details", null, h("summary", { text: g.title }), ...g.fields.map(hostField))),
   );
   $("save-host").disabled = false;
   $("reset-host").disabled = false;
+}
+
+/** @param {any} r the worker's `profiles` answer */
+function renderProfiles(r) {
+  const here = r.data_dir ?? r.forced_data_dir;
+  $("data-dir").replaceChildren(
+    document.createTextNode("Data folder in use: "),
+    h("code", { text: String(here ?? "unknown") }),
+    r.current ? document.createTextNode(` (profile ${r.current})`) : null,
+  );
+  const o = r.origin;
+  $("profile-origin").textContent =
+    o?.how === "adopted"
+      ? `This browser found the history Rewind already had (${formatCount(Number(o.pages ?? 0))} pages) and goes on with it.`
+      : "";
+  const others = (r.profiles ?? []).filter((/** @type {any} */ p) => p.profile !== r.current);
+  $("profiles").replaceChildren(
+    ...others.map((/** @type {any} */ p) =>
+      h("li", null,
+        h("span", {
+          text: `${p.profile}: ${p.pages === null ? `cannot be read (${p.problem})` : `${formatCount(p.pages)} pages`}` +
+            (p.last_indexed ? `, last added ${relativeTime(p.last_indexed)}` : ""),
+          title: p.data_dir,
+        }),
+        h("button", {
+          type: "button", class: "small secondary", text: "Use this history", disabled: p.pages === null,
+          on: {
+            click: async () => {
+              if (!window.confirm(`Switch to the history ${p.profile}? The current one stays on disk.`)) return;
+              try {
+                renderProfiles(await call("use_profile", { profile: p.profile }));
+                msg("data-msg", `Now using ${p.profile}.`);
+              } catch (err) {
+                msg("data-msg", errText(err), true);
+              }
+            },
+          },
+        })),
+    ),
+  );
 }
 
 /** @param {Partial<import("./lib/settings.js").LocalSettings>} patch @param {string} msgId */
@@ -169,6 +197,7 @@ async function save(patch, msgId) {
     const r = await call("set_local_settings", { settings: patch });
     state.settings = r.settings;
     renderLocal();
+    renderCategories();
     msg(msgId, "Saved.");
   } catch (err) {
     msg(msgId, errText(err), true);
@@ -181,7 +210,7 @@ $("save-recording").addEventListener("click", () => {
     msg("rec-msg", "Choose between 1 and 600 seconds.", true);
     return;
   }
-  save({ dwellSeconds: dwell, paused: $("paused").checked }, "rec-msg");
+  save({ dwellSeconds: dwell, paused: $("paused").checked, redact: $("redact").checked }, "rec-msg");
 });
 $("save-blocklist").addEventListener("click", () => {
   const lines = String($("blocklist").value)
@@ -197,7 +226,14 @@ $("add-site").addEventListener("click", () => {
     return;
   }
   $("new-site").value = "";
-  save({ pausedSites: [...state.settings.pausedSites, site] }, "sites-msg");
+  call("pause_site", { site }).then(
+    (r) => {
+      state.settings = r.settings;
+      renderLocal();
+      msg("sites-msg", `Paused on ${site}.`);
+    },
+    (err) => msg("sites-msg", errText(err), true),
+  );
 });
 $("save-search").addEventListener("click", () => {
   const n = Number($("result-count").value);
@@ -211,10 +247,7 @@ $("save-search").addEventListener("click", () => {
 /** @param {Record<string, any>} settings */
 async function saveHost(settings) {
   try {
-    const r = await call("set_settings", { settings });
-    state.host = r.settings ?? state.host;
-    state.hostDefaults = r.defaults ?? state.hostDefaults;
-    renderHost();
+    renderHost(await call("set_settings", { settings }));
     msg("host-msg", "Saved.");
   } catch (err) {
     msg("host-msg", errText(err), true);
@@ -223,20 +256,15 @@ async function saveHost(settings) {
 $("save-host").addEventListener("click", () => {
   /** @type {Record<string, any>} */
   const changed = {};
-  for (const [key, old] of Object.entries(state.host)) {
-    const el = /** @type {HTMLInputElement|HTMLSelectElement|null} */ (document.getElementById(`host-${key}`));
+  for (const f of state.hostGroups.flatMap((g) => g.fields)) {
+    const el = /** @type {HTMLInputElement|null} */ (document.getElementById(`host-${f.name}`));
     if (!el) continue;
-    const value =
-      typeof old === "boolean"
-        ? /** @type {HTMLInputElement} */ (el).checked
-        : typeof old === "number"
-          ? Number(el.value)
-          : el.value;
-    if (typeof value === "number" && !Number.isFinite(value)) {
-      msg("host-msg", `${HOST_FIELDS[key]?.label ?? key}: not a number.`, true);
+    const got = readField(f, f.type === "bool" ? el.checked : el.value);
+    if ("error" in got) {
+      msg("host-msg", got.error, true);
       return;
     }
-    if (value !== old) changed[key] = value;
+    if (got.value !== f.value) changed[f.name] = got.value;
   }
   if (Object.keys(changed).length) saveHost(changed);
   else msg("host-msg", "Nothing changed.");
@@ -244,7 +272,7 @@ $("save-host").addEventListener("click", () => {
 $("reset-host").addEventListener("click", () => {
   /** @type {Record<string, null>} */
   const reset = {};
-  for (const key of Object.keys(state.host)) reset[key] = null; // null: back to the default
+  for (const f of state.hostGroups.flatMap((g) => g.fields)) reset[f.name] = null; // null: back to the default
   saveHost(reset);
 });
 
@@ -339,6 +367,7 @@ if (inExtension()) {
       call("get_local_settings").then((r) => {
         state.settings = r.settings;
         renderLocal();
+        renderCategories();
       }, () => {});
     }
   });

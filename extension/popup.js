@@ -1,10 +1,13 @@
 /**
- * The toolbar popup: is Rewind working, what does it hold, pause it.
+ * The toolbar popup: is Rewind working, what happens to this page, what does it hold.
  *
- * Job: "Connected — N pages remembered", passages, storage, queue, the last
- * indexed page and the models in use; pause/resume everything or this site;
- * open the side panel (from the click itself: sidePanel.open needs a user
- * gesture) or the options; the helper-missing state with its command.
+ * Job: "Connected — N pages remembered"; the page in front in words ("Remembered 2
+ * minutes ago", "Not recorded: looks like a payment page", "Paused on this site", "Will
+ * be remembered after 5 s of reading") with one click to pause or resume the site, always
+ * record it, or forget the page; the queue's waiting, failed and dropped counts (also
+ * while the helper is away); passages, storage, the last indexed page and the models;
+ * pause everything; open the side panel (from the click itself: sidePanel.open needs a
+ * user gesture) or the options; the helper-missing state with its command.
  * Never: render page titles as HTML, or talk to the host except through the worker.
  */
 
@@ -12,14 +15,14 @@ import { hostBanner } from "./lib/banner.js";
 import { call, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
 import { formatBytes, formatCount, modelsInUse, relativeTime } from "./lib/format.js";
+import { pageStatusLine } from "./lib/status.js";
 
 /** @param {string} id */
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 const state = {
   /** @type {any} */ status: null,
-  /** @type {any} */ stats: null,
-  /** @type {any} */ tab: null,
+  /** @type {any} */ page: null,
   /** @type {number|undefined} */ windowId: undefined,
 };
 
@@ -31,16 +34,22 @@ async function load(force = false) {
     const e = /** @type {any} */ (err);
     state.status = { host: { state: e?.code === "no_extension" ? "no_extension" : "error", error: e } };
   }
-  state.stats = state.status.stats ?? null;
-  state.tab = (await call("current_tab").catch(() => null))?.tab ?? null;
+  state.page = await call("page_status").catch(() => null);
   render();
+}
+
+/** @param {any} q */
+function queueText(q) {
+  const parts = [`${formatCount(q.pending ?? 0)} waiting`, `${formatCount(q.failed ?? 0)} failed`];
+  if (q.dropped > 0) parts.push(`${formatCount(q.dropped)} dropped`);
+  return `Queue: ${parts.join(", ")}`;
 }
 
 function render() {
   const st = state.status ?? {};
   const host = st.host ?? { state: "connecting" };
   const settings = st.settings ?? {};
-  const stats = state.stats ?? host.hello?.stats ?? null;
+  const stats = st.stats ?? host.hello?.stats ?? null;
   const connected = host.state === "connected";
 
   const pages = Number(stats?.pages);
@@ -62,14 +71,20 @@ function render() {
   }
   $("banners").replaceChildren(...banners);
 
+  renderPage();
+
+  // The queue's counts come from the extension: shown whether or not the helper is there.
+  const q = st.queue ?? {};
+  $("queue-line").textContent = st.queue ? queueText(q) : "";
+  $("queue-line").title = q.last_dropped ? `Last dropped: ${q.last_dropped.title || q.last_dropped.url} (${q.last_dropped.reason})` : "";
+  $("retry").classList.toggle("hidden", !(q.failed > 0));
+
   $("facts").classList.toggle("hidden", !connected);
   if (connected) {
     $("f-passages").textContent = formatCount(Number(stats?.passages ?? 0));
     $("f-storage").textContent = Number.isFinite(Number(stats?.storage_bytes))
       ? formatBytes(Number(stats.storage_bytes))
       : "–";
-    const q = st.queue ?? {};
-    $("f-queue").textContent = `${q.pending ?? 0} waiting, ${q.failed ?? 0} failed`;
     const last = stats?.last_indexed ?? q.last_indexed;
     if (last && last.url) {
       const when = Number(last.at);
@@ -88,40 +103,57 @@ function render() {
           )
         : [document.createTextNode("–")]),
     );
-    $("retry").classList.toggle("hidden", !(q.failed > 0));
   }
 
   const pause = /** @type {HTMLButtonElement} */ ($("pause"));
   pause.textContent = settings.paused ? "Resume Rewind" : "Pause Rewind";
   pause.setAttribute("aria-pressed", settings.paused ? "true" : "false");
   pause.disabled = !inExtension();
-
-  const site = state.tab?.site;
-  const siteButton = /** @type {HTMLButtonElement} */ ($("pause-site"));
-  const sitePaused = Boolean(site && (settings.pausedSites ?? []).includes(site));
-  siteButton.classList.toggle("hidden", !site);
-  siteButton.textContent = sitePaused ? `Resume on ${site}` : `Pause on ${site}`;
-  siteButton.setAttribute("aria-pressed", sitePaused ? "true" : "false");
-  const reason = state.tab?.not_recorded;
-  $("site-note").textContent =
-    reason && !sitePaused && !settings.paused ? notRecordedText(String(reason)) : "";
 }
 
-/** Why this page is not recorded, for people (rules.js says why in words). @param {string} reason */
-function notRecordedText(reason) {
-  return `Not recorded: ${reason}.`;
+function renderPage() {
+  const p = state.page;
+  const line = p ? pageStatusLine(p) : null;
+  const status = $("page-status");
+  status.textContent = line ? line.text : "…";
+  status.dataset.tone = line ? line.tone : "";
+  const site = p?.tab?.site ?? "";
+  /** @type {[string, boolean, string][]} */
+  const buttons = [
+    ["pause-site", Boolean(line?.actions.pauseSite), `Pause on ${site}`],
+    ["resume-site", Boolean(line?.actions.resumeSite), `Resume on ${site}`],
+    ["always-record", Boolean(line?.actions.alwaysRecord), `Always record ${site}`],
+    ["stop-always", Boolean(line?.actions.stopAlways), `Stop always recording ${site}`],
+    ["forget-page", Boolean(line?.actions.forget), "Forget this page"],
+  ];
+  for (const [id, shown, text] of buttons) {
+    $(id).classList.toggle("hidden", !shown);
+    $(id).textContent = text;
+  }
 }
 
+/** @param {string} action @param {Record<string, unknown>} fields @param {string} done */
+async function act(action, fields, done) {
+  try {
+    await call(action, fields);
+    $("site-note").textContent = done;
+  } catch (err) {
+    const e = /** @type {any} */ (err) ?? {};
+    $("site-note").textContent = `${e.message ?? "Something went wrong."}${e.hint ? ` ${e.hint}` : ""}`;
+  }
+  load();
+}
+
+const site = () => state.page?.tab?.site ?? "";
+$("pause-site").addEventListener("click", () => act("pause_site", { site: site() }, `Paused on ${site()}.`));
+$("resume-site").addEventListener("click", () => act("resume_site", { site: site() }, `Recording ${site()} again.`));
+$("always-record").addEventListener("click", () =>
+  act("always_record_site", { site: site() }, `${site()} will be recorded although it looks private.`));
+$("stop-always").addEventListener("click", () => act("stop_always_recording", { site: site() }, "Back to the built-in rules."));
+$("forget-page").addEventListener("click", () => act("forget", { url: state.page?.tab?.url }, "Forgotten."));
 $("pause").addEventListener("click", async () => {
   const paused = state.status?.settings?.paused;
   await call(paused ? "resume" : "pause").catch(() => {});
-  load();
-});
-$("pause-site").addEventListener("click", async () => {
-  const site = state.tab?.site;
-  if (!site) return;
-  const paused = (state.status?.settings?.pausedSites ?? []).includes(site);
-  await call(paused ? "resume_site" : "pause_site", { site }).catch(() => {});
   load();
 });
 $("retry").addEventListener("click", async () => {
@@ -147,7 +179,8 @@ $("options").addEventListener("click", (ev) => {
 if (inExtension()) {
   chrome.windows.getCurrent().then((w) => (state.windowId = w.id), () => {});
   chrome.storage.onChanged.addListener((changes, area) => {
-    if ((area === "session" && changes.host) || (area === "local" && (changes.settings || changes.queue))) load();
+    const local = area === "local" && (changes.settings || changes.queue || changes.page_verdicts);
+    if ((area === "session" && changes.host) || local) load();
   });
 }
 load();

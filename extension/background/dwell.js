@@ -1,14 +1,23 @@
 /**
- * Dwell accounting: how long each page has really been read.
+ * Dwell accounting: how long each page has really been read, and when to read it again.
  *
  * Job: pure functions over a serialisable state — a visit per tab, and what is
  * in front (which tab, whether its window has focus, whether the user is
  * active). Time accrues to a visit only while its tab is in front, its window
  * focused and the user not idle; the caller stores the state
  * (`chrome.storage.session`) and passes the clock in, so a killed worker loses
- * nothing and tests use a fake clock.
+ * nothing and tests use a fake clock. A visit is extracted at the threshold and,
+ * bounded by RECHECK, again after each further minute of reading and when it
+ * leaves the front (content loaded late or replaced while the person reads).
  * Never: touch `chrome.*`, read the clock itself, or mutate its input.
  */
+
+/** Re-extraction of a visit that was already extracted: when, and how often at most. */
+export const RECHECK = Object.freeze({
+  maxExtractions: 5, // a visit, the one at the threshold included
+  everyMs: 60_000, // of further reading in front
+  minGapMs: 2_000, // of reading since the last one, for a re-extraction on leaving the front
+});
 
 /**
  * @typedef {{
@@ -19,6 +28,9 @@
  *   since: number|null,   // epoch ms accrual (re)started, null when not accruing
  *   reported: boolean,    // the threshold passed and the page was handed on
  *   reportedMs: number,   // dwell handed on at that moment
+ *   extractions?: number, // how often its text was taken (threshold + re-extractions)
+ *   lastExtractMs?: number, // dwell at the last extraction
+ *   hash?: string|null,   // content hash of the last extraction
  * }} Visit
  * @typedef {{tabId: number|null, focused: boolean, active: boolean}} Front
  * @typedef {{visits: Record<string, Visit>, front: Front}} DwellState
@@ -150,19 +162,85 @@ export function markReported(state, tabId, url, now) {
   const w = s.visits[String(tabId)];
   w.reported = true;
   w.reportedMs = elapsedMs(w, now);
+  w.extractions = 1;
+  w.lastExtractMs = w.reportedMs;
+  return s;
+}
+
+/** @param {Visit} v */
+function mayExtractAgain(v) {
+  return v.reported && (v.extractions ?? 1) < RECHECK.maxExtractions;
+}
+
+/**
+ * Extracted visits due to be read again: a minute more of reading since the last time.
+ * @param {DwellState} state @param {number} now @returns {Visit[]}
+ */
+export function dueRechecks(state, now) {
+  return Object.values(state.visits).filter(
+    (v) => mayExtractAgain(v) && elapsedMs(v, now) - (v.lastExtractMs ?? 0) >= RECHECK.everyMs,
+  );
+}
+
+/**
+ * Extracted visits that were accruing in `before` and are not in `after` (the person
+ * switched tabs, windows or went idle) and were read a little since their last extraction.
+ * @param {DwellState} before @param {DwellState} after @param {number} now @returns {Visit[]}
+ */
+export function leftFront(before, after, now) {
+  return Object.values(before.visits).filter((v) => {
+    const next = after.visits[String(v.tabId)];
+    return (
+      v.since !== null &&
+      next &&
+      next.url === v.url &&
+      next.since === null &&
+      mayExtractAgain(next) &&
+      elapsedMs(next, now) - (next.lastExtractMs ?? 0) >= RECHECK.minGapMs
+    );
+  });
+}
+
+/**
+ * A re-extraction of the visit starts now (counted before it runs, so a failing page
+ * cannot be extracted without bound).
+ * @param {DwellState} state @param {number} tabId @param {string} url @param {number} now
+ */
+export function markExtracting(state, tabId, url, now) {
+  const v = state.visits[String(tabId)];
+  if (!v || v.url !== url || !mayExtractAgain(v)) return state;
+  const s = clone(state);
+  const w = s.visits[String(tabId)];
+  w.extractions = (w.extractions ?? 1) + 1;
+  w.lastExtractMs = elapsedMs(w, now);
   return s;
 }
 
 /**
- * Milliseconds until the running visit reaches the threshold, or null when
- * nothing is accruing towards it (so no timer or alarm is needed).
+ * Remember the content hash of the visit's last extraction.
+ * @param {DwellState} state @param {number} tabId @param {string} url @param {string} hash
+ */
+export function setHash(state, tabId, url, hash) {
+  const v = state.visits[String(tabId)];
+  if (!v || v.url !== url || v.hash === hash) return state;
+  const s = clone(state);
+  s.visits[String(tabId)].hash = hash;
+  return s;
+}
+
+/**
+ * Milliseconds until the running visit reaches the threshold (or, once extracted, its
+ * next re-extraction), or null when nothing is accruing towards either (so no timer or
+ * alarm is needed).
  * @param {DwellState} state @param {number} now @param {number} thresholdMs @returns {number|null}
  */
 export function msUntilDue(state, now, thresholdMs) {
   let best = null;
   for (const v of Object.values(state.visits)) {
-    if (v.reported) continue;
-    const left = thresholdMs - elapsedMs(v, now);
+    if (v.reported && !mayExtractAgain(v)) continue;
+    const left = v.reported
+      ? RECHECK.everyMs - (elapsedMs(v, now) - (v.lastExtractMs ?? 0))
+      : thresholdMs - elapsedMs(v, now);
     if (left <= 0) return 0;
     if (v.since !== null && (best === null || left < best)) best = left;
   }

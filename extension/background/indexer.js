@@ -1,121 +1,84 @@
 /**
  * From "this page was read" to the host: extraction, queue, delivery.
  *
- * Job: when a visit passes the dwell threshold, check the rules again, inject
- * the extractor into the tab (`scripting.executeScript`), hash the passages,
- * queue the page persistently, and drain the queue to the host — `index_page`
- * for new or changed content, only `record_visit` for an unchanged revisit.
- * Never: send anything for a URL the rules refuse, keep page text anywhere but
- * the queue's payload keys (deleted once delivered), or spend retries while
- * the host is simply not there.
+ * Job: when a visit passes the dwell threshold (or is due to be read again), check the
+ * rules and what is remembered about the URL, extract it in the tab, refuse it when the
+ * page itself shows a password or payment field, hash the passages, queue the page
+ * persistently (only when its content changed), and drain the queue to the host through
+ * delivery.js, applying each outcome: done, refused or skipped (the reason is kept for the
+ * URL), lost or given up (counted), deferred (the host is away: no try spent).
+ * Never: send anything for a URL the rules refuse now, extract a page already judged not
+ * to be recorded, keep page text anywhere but the queue's payloads (deleted once
+ * delivered), or spend retries while the host is simply not there.
  */
 
-import { Code, RewindError } from "../lib/errors.js";
 import { contentHash } from "../lib/hash.js";
-import { loadPolicy } from "../lib/load_policy.js";
-import { pageKey, whyNotRecord } from "../lib/rules.js";
+import { hostMatches, pageKey, siteOfUrl } from "../lib/rules.js";
+import { deliver } from "./delivery.js";
+import { extractTab } from "./extractor.js";
+import { refusal } from "./gate.js";
+import * as P from "./pages.js";
 import * as Q from "./queue.js";
-import { serial } from "./serial.js";
-import { forgetHashes, getSettings, knownHash, rememberHash } from "./storage.js";
+import * as store from "./queue-store.js";
+import { getSettings } from "./storage.js";
 
-const QUEUE = "queue";
-const PAYLOAD = "qp:"; // + item id -> {passages}
 export const QUEUE_ALARM = "rewind-queue";
 const HOST_DOWN_RETRY_MS = 30_000; // unreachable host: look again after this
-export const EXTRACT_FILES = Object.freeze([
-  "vendor/Readability-readerable.js",
-  "vendor/Readability.js",
-  "content/chunker.js",
-  "content/extract.js",
-]);
-const TRANSPORT_CODES = new Set([
-  Code.HOST_MISSING,
-  Code.HOST_FORBIDDEN,
-  Code.HOST_DISCONNECTED,
-  Code.HOST_INCOMPATIBLE,
-  Code.TIMEOUT,
-  "store_locked",
-]);
-
-const lane = serial();
-
-/** @returns {Promise<Q.QueueState>} */
-async function loadQueue() {
-  const got = await chrome.storage.local.get(QUEUE);
-  return Q.normalizeQueue(got[QUEUE]);
-}
-
-/** @param {Q.QueueState} q */
-async function saveQueue(q) {
-  await chrome.storage.local.set({ [QUEUE]: q });
-}
-
-/** @param {string[]} ids */
-async function dropPayloads(ids) {
-  if (ids.length) await chrome.storage.local.remove(ids.map((id) => PAYLOAD + id));
-}
 
 /**
- * Run the extractor in a tab's top frame and return what it found.
- * @param {number} tabId
- * @returns {Promise<{url: string, title: string, passages: {text: string, position: number, quality: number}[], method: string, stats: object}>}
+ * @typedef {import("./tracker.js").DueVisit} DueVisit
+ * @typedef {{queued: boolean, reason?: string, hash?: string}} ReadResult
  */
-export async function extractTab(tabId) {
-  const target = { tabId, frameIds: [0] };
-  try {
-    await chrome.scripting.executeScript({ target, files: [...EXTRACT_FILES] });
-  } catch (err) {
-    // vendor/ is filled by `node build.mjs`; without it, extract with the fallback only.
-    console.warn("rewind: injecting with Readability failed, trying without", err);
-    await chrome.scripting.executeScript({ target, files: EXTRACT_FILES.slice(2) });
-  }
-  const [res] = await chrome.scripting.executeScript({
-    target,
-    func: () => /** @type {any} */ (globalThis).RewindExtract.run(),
-  });
-  if (!res || !res.result || !Array.isArray(res.result.passages)) {
-    throw new RewindError(Code.EXTRACTION_FAILED, "The page's text could not be read.");
-  }
-  return res.result;
-}
 
 export class Indexer {
   /**
-   * @param {{native: import("./native.js").NativeClient, now?: () => number}} deps
+   * @param {{native: import("./native.js").NativeClient, now?: () => number,
+   *          extract?: typeof extractTab}} deps
    */
   constructor(deps) {
     this.native = deps.native;
     this.now = deps.now ?? Date.now;
+    this.extract = deps.extract ?? extractTab;
     this.draining = false;
     this.timer = null;
   }
 
   /**
-   * A visit passed the dwell threshold: extract, hash and queue it.
-   * @param {{tabId: number, url: string, startedAt: number, dwellMs: number}} visit
-   * @returns {Promise<{queued: boolean, reason?: string}>}
+   * A visit is due to be extracted: check, extract, hash and queue it.
+   * @param {DueVisit} visit @returns {Promise<ReadResult>}
    */
   async pageRead(visit) {
-    const settings = await getSettings();
     const tab = await chrome.tabs.get(visit.tabId).catch(() => null);
     if (!tab || !tab.url) return { queued: false, reason: "tab gone" };
-    const why = whyNotRecord(visit.url, { ...settings, incognito: tab.incognito, policy: await loadPolicy() });
-    if (why) return { queued: false, reason: why };
     if (pageKey(tab.url) !== visit.url) return { queued: false, reason: "navigated away" };
-    const page = await extractTab(visit.tabId);
+    const refused = await refusal(visit.url, { incognito: tab.incognito });
+    if (refused) return { queued: false, reason: refused.why };
+    const known = await P.verdictFor(visit.url);
+    if (known) return { queued: false, reason: `already judged: ${known.why}` }; // never retried
+    const settings = await getSettings();
+    const site = siteOfUrl(visit.url);
+    const always = settings.alwaysRecord.some((d) => hostMatches(site, d));
+    const page = await this.extract(visit.tabId, { redact: settings.redact, honourSignals: !always });
     if (pageKey(page.url) !== visit.url) return { queued: false, reason: "navigated away" };
+    if (page.refused) {
+      // Judged at the threshold: remembered, never extracted again. A field that appears
+      // later (a sign-in box over a page already recorded) only stops this re-extraction.
+      if (!visit.again) await P.noteVerdict(visit.url, { ...page.refused, by: "page" }, this.now());
+      return { queued: false, reason: page.refused.why };
+    }
     if (!page.passages.length) return { queued: false, reason: "no text" };
     const hash = await contentHash(page.passages);
+    if (visit.again && hash === visit.hash) return { queued: false, reason: "unchanged", hash };
     await this.enqueue({
       kind: "page",
       url: visit.url,
-      title: page.title || tab.title || "",
+      title: page.title, // from the page itself, masked with its passages (never the raw tab title)
       hash,
       visited_at: visit.startedAt / 1000,
       dwell_s: Math.round(visit.dwellMs / 100) / 10,
       passages: page.passages,
     });
-    return { queued: true };
+    return { queued: true, hash };
   }
 
   /**
@@ -141,13 +104,21 @@ export class Indexer {
    */
   async enqueue(page) {
     const id = `${this.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    await lane(async () => {
-      const q = await loadQueue();
-      const { passages, ...meta } = page;
-      if (passages) await chrome.storage.local.set({ [PAYLOAD + id]: { passages } });
-      const { queue, replaced, dropped } = Q.enqueue(q, { id, ...meta }, this.now());
-      await saveQueue(queue);
-      await dropPayloads([...replaced, ...dropped]);
+    const { passages, ...meta } = page;
+    let bytes = 0;
+    try {
+      if (passages) bytes = await store.putPayload(id, passages);
+    } catch (err) {
+      // Storage refused the text (disk full): the page is lost, and the popup says so.
+      await store.update((q) => ({
+        queue: Q.countDropped(q, [{ ...meta, id }], `it could not be stored (${String(err).slice(0, 120)})`, this.now()),
+        drop: [id],
+      }));
+      return;
+    }
+    await store.update((q) => {
+      const r = Q.enqueue(q, { id, ...meta, bytes }, this.now());
+      return { queue: r.queue, drop: [...r.replaced, ...r.dropped] };
     });
     this.kick();
   }
@@ -157,100 +128,58 @@ export class Indexer {
     setTimeout(() => this.drain().catch((err) => console.error("rewind: drain failed", err)), 0);
   }
 
-  /** Send waiting items, one at a time, until none is ready. */
+  /** Send waiting items, one at a time, until none is ready or the host is away. */
   async drain() {
     if (this.draining) return;
     this.draining = true;
     try {
       for (;;) {
-        const settings = await getSettings();
-        if (settings.paused) return;
+        if ((await getSettings()).paused) return;
         const now = this.now();
-        const item = await lane(async () => {
-          const q = await loadQueue();
+        const item = await store.update((q) => {
           const next = Q.nextReady(q, now);
-          if (next) await saveQueue(Q.markSending(q, next.id, now));
-          return next;
+          return { queue: next ? Q.markSending(q, next.id, now) : q, out: next };
         });
-        if (!item) {
-          await this.scheduleWake();
-          return;
-        }
-        const ok = await this.deliver(item);
-        if (!ok) {
-          await this.scheduleWake();
-          return;
-        }
+        if (!item) break;
+        if (!(await this.deliverOne(item))) break;
       }
+      await this.scheduleWake();
     } finally {
       this.draining = false;
     }
   }
 
   /**
-   * Send one item. False when the host is unreachable (drain stops).
+   * Deliver one item and apply the outcome. False when the host is away (drain stops).
    * @param {Q.QueueItem} item
    */
-  async deliver(item) {
-    const got = await chrome.storage.local.get(PAYLOAD + item.id);
-    const passages = got[PAYLOAD + item.id]?.passages;
-    try {
-      let indexed = false;
-      const known = await knownHash(item.url);
-      let needIndex = item.kind === "page" && Boolean(passages) && known !== item.hash;
-      if (!needIndex) {
-        const reply = await this.native.request("record_visit", {
-          url: item.url,
-          visited_at: item.visited_at,
-          dwell_s: item.dwell_s,
-        });
-        // The host may have lost or forgotten the page: send it whole.
-        if (reply.recorded === false || reply.known === false) needIndex = true;
-      }
-      if (needIndex && passages) {
-        await this.native.request("index_page", {
-          page: {
-            url: item.url,
-            title: item.title,
-            passages,
-            content_hash: item.hash,
-            visited_at: item.visited_at,
-            dwell_s: item.dwell_s,
-          },
-        });
-        await rememberHash(item.url, item.hash, this.now());
-        indexed = true;
-      }
-      await lane(async () => saveQueue(Q.markDone(await loadQueue(), item.id, this.now(), { indexed })));
-      await dropPayloads([item.id]);
-      return true;
-    } catch (err) {
-      const e = /** @type {any} */ (err);
-      const code = String(e?.code ?? Code.INTERNAL);
-      const message = String(e?.message ?? e).slice(0, 300);
-      if (TRANSPORT_CODES.has(code)) {
-        await lane(async () =>
-          saveQueue(Q.deferAll(await loadQueue(), this.now() + HOST_DOWN_RETRY_MS, `${code}: ${message}`)),
-        );
-        return false;
-      }
-      if (code === "not_found") {
-        await forgetHashes((u) => u === item.url);
-      }
-      const gaveUp = await lane(async () => {
-        const r = Q.markFailed(await loadQueue(), item.id, this.now(), `${code}: ${message}`);
-        await saveQueue(r.queue);
-        return r.gaveUp;
-      });
-      if (gaveUp) console.warn("rewind: gave up on a page after retries:", code);
-      return true;
-    }
+  async deliverOne(item) {
+    const r = await deliver(item, {
+      request: (type, fields) => this.native.request(type, fields),
+      payload: (id) => store.getPayload(id),
+      knownHash: (url) => P.knownHash(url),
+      forgotten: (url, at) => P.forgotten(url, at),
+      refusal: async (it) => (await refusal(it.url, { ignorePause: true })) ?? (await P.verdictFor(it.url)),
+    });
+    const now = this.now();
+    if (r.outcome === "done" && r.indexed) await P.rememberHash(item.url, r.hash, now);
+    if (r.outcome === "failed" && r.code === "not_found") await P.forgetHashes((u) => u === item.url);
+    // Not recorded on purpose: the page's own reason or the host's is remembered for the
+    // URL (the popup says why) and the page is never sent again. A refusal by the rules is
+    // not: the rules themselves say it again, and may change.
+    if (r.outcome === "skipped") await P.noteVerdict(item.url, { ...r.refusal, by: "host" }, now);
+    if (r.outcome === "refused") console.info("rewind: not sent, the rules refuse it now:", r.refusal.why);
+    const applied = await store.update((q) => {
+      const a = Q.applyOutcome(q, item, r, now, HOST_DOWN_RETRY_MS);
+      return { queue: a.queue, drop: a.drop, out: a };
+    });
+    if (applied?.gaveUp) console.warn("rewind: gave up on a page after retries:", /** @type {any} */ (r).error);
+    return !applied?.stop;
   }
 
   /** Arm the alarm for the queue's next due item (survives the worker). */
   async scheduleWake() {
-    const q = await loadQueue();
-    const at = Q.nextWakeAt(q, this.now());
+    const at = Q.nextWakeAt(await store.load(), this.now());
     if (at === null) {
       await chrome.alarms.clear(QUEUE_ALARM);
       return;
@@ -262,37 +191,55 @@ export class Indexer {
 
   /** The host (re)connected: pages deferred while it was away go now, not in 30 s. */
   async hostBack() {
-    await lane(async () => saveQueue(Q.resumeDeferred(await loadQueue(), this.now())));
+    await store.update((q) => ({ queue: Q.resumeDeferred(q, this.now()) }));
     this.kick();
   }
 
   /** At worker start: a send the previous worker died in is retried now. */
   async recover() {
-    await lane(async () => saveQueue(Q.resetSending(await loadQueue())));
+    await store.update((q) => ({ queue: Q.resetSending(q) }));
   }
 
   /** Status for the popup. */
   async status() {
-    const [q, settings] = await Promise.all([loadQueue(), getSettings()]);
+    const [q, settings] = await Promise.all([store.load(), getSettings()]);
     return { ...Q.status(q, this.now()), paused: settings.paused };
   }
 
+  /** The queue's view of one URL, for the popup: waiting, failed, or nothing. @param {string} url */
+  async itemFor(url) {
+    const q = await store.load();
+    const failed = q.failed.filter((it) => it.url === url).at(-1);
+    const waiting = q.items.find((it) => it.url === url);
+    if (waiting) return { state: "waiting", ahead: q.items.indexOf(waiting), error: waiting.error };
+    if (failed) return { state: "failed", error: failed.error };
+    return null;
+  }
+
   async retryFailed() {
-    await lane(async () => saveQueue(Q.retryFailed(await loadQueue(), this.now())));
+    await store.update((q) => ({ queue: Q.retryFailed(q, this.now()) }));
     this.kick();
   }
 
   /**
-   * After a forget / clear on the host: drop matching queue items and hashes.
-   * @param {(url: string) => boolean} match
+   * After a forget / clear on the host: drop matching queue items and hashes, and leave a
+   * mark so a copy read before now that is already on its way is dropped at delivery.
+   * @param {P.ForgetMark} mark
    */
-  async forget(match) {
-    const removed = await lane(async () => {
-      const r = Q.dropMatching(await loadQueue(), match);
-      await saveQueue(r.queue);
-      return r.removed;
+  async forget(mark) {
+    const match = (/** @type {{url: string, visited_at?: number}} */ it) =>
+      P.coveredByForget([mark], it.url, it.visited_at ?? -Infinity);
+    await P.addForgetMark(mark);
+    await store.update((q) => {
+      const r = Q.dropMatching(q, match);
+      return { queue: r.queue, drop: r.removed };
     });
-    await dropPayloads(removed);
-    await forgetHashes(match);
+    if (mark.since === undefined && mark.until === undefined) {
+      await P.forgetHashes((url) => P.coveredByForget([mark], url, -Infinity));
+    } else {
+      // A time range: hashes cannot tell when a page was visited; forgetting them all
+      // costs one re-embedding of unchanged revisits, never a loss.
+      await P.forgetHashes(() => true);
+    }
   }
 }

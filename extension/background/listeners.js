@@ -1,7 +1,7 @@
 /**
  * Wiring: builds the worker's parts and registers every Chrome listener.
  *
- * Job: create the native client, tracker, indexer and router; register each
+ * Job: create the native client, tracker, indexer and dispatcher; register each
  * listener synchronously at start (MV3 wakes the worker only for listeners
  * registered in the first turn), each one guarded so one failure is logged and
  * never takes the others down; expose test hooks on `globalThis.__rewind`.
@@ -9,12 +9,14 @@
  * chrome.storage), or put logic here that belongs to a part.
  */
 
-import { HOST_NAME } from "../lib/settings.js";
+import { HOST_NAME, PROTOCOL_VERSION } from "../lib/settings.js";
+import { createDispatcher } from "./dispatch.js";
+import { extractTab } from "./extractor.js";
 import { Indexer, QUEUE_ALARM } from "./indexer.js";
 import { NativeClient } from "./native.js";
-import { createRouter } from "./router.js";
-import { getProfileId, getSettings, knownCount } from "./storage.js";
-import { DWELL_ALARM, Tracker } from "./tracker.js";
+import { knownCount } from "./pages.js";
+import { getProfileId, getSettings, rememberCaptureLimits } from "./storage.js";
+import { DWELL_ALARM, IDLE_SECONDS, Tracker } from "./tracker.js";
 
 const VERSION = chrome.runtime.getManifest().version;
 
@@ -40,18 +42,35 @@ function guard(name, fn) {
   };
 }
 
+/**
+ * The host's existing stores, most recently used first, for a profile id to adopt. An
+ * older host without list_profiles has none to offer; any other failure is thrown (hello
+ * then fails and is tried again: a new id is never made up while the answer is unknown).
+ * @param {(type: string) => Promise<any>} ask
+ */
+async function existingProfiles(ask) {
+  try {
+    const r = await ask("list_profiles");
+    return Array.isArray(r.profiles) ? r.profiles : [];
+  } catch (err) {
+    if (/** @type {any} */ (err)?.code === "unknown_type") return [];
+    throw err;
+  }
+}
+
 const native = new NativeClient({
   hostName: HOST_NAME,
   connect: (name) => chrome.runtime.connectNative(name),
   lastErrorMessage: () => chrome.runtime.lastError?.message ?? "",
-  helloFields: async () => ({
-    protocol: 1,
-    profile: await getProfileId(),
+  helloFields: async (ask) => ({
+    protocol: PROTOCOL_VERSION,
+    profile: await getProfileId(() => existingProfiles(ask)),
     client: `rewind-extension/${VERSION}`,
   }),
   onStateChange: (info) => {
     chrome.storage.session.set({ host: info }).catch(() => {});
     if (info.state === "connected") {
+      rememberCaptureLimits(/** @type {any} */ (info.hello)?.capture).catch(() => {});
       indexer.hostBack().catch((err) => console.error("rewind: resuming the queue failed", err));
     }
   },
@@ -62,7 +81,7 @@ const tracker = new Tracker({
   onDue: (visit) => indexer.pageRead(visit),
   onEnded: (visit, dwellMs) => indexer.visitEnded(visit, dwellMs),
 });
-const router = createRouter({ native, indexer, tracker });
+const dispatcher = createDispatcher({ native, indexer, tracker });
 
 // --- lifecycle -------------------------------------------------------------------------
 
@@ -86,15 +105,15 @@ chrome.runtime.onStartup.addListener(guard("onStartup", () => start()));
 // --- messages from the extension's pages ----------------------------------------------
 
 chrome.runtime.onMessage.addListener(
-  guard("onMessage", (msg, sender, respond) => router.onMessage(msg, sender, respond)),
+  guard("onMessage", (msg, sender, respond) => dispatcher.onMessage(msg, sender, respond)),
 );
-chrome.runtime.onConnect.addListener(guard("onConnect", (port) => router.onConnect(port)));
+chrome.runtime.onConnect.addListener(guard("onConnect", (port) => dispatcher.onConnect(port)));
 
 // --- what is in front -------------------------------------------------------------------
 
 chrome.tabs.onActivated.addListener(guard("tabs.onActivated", () => tracker.refresh()));
 chrome.windows.onFocusChanged.addListener(guard("windows.onFocusChanged", () => tracker.refresh()));
-chrome.idle.setDetectionInterval(60);
+chrome.idle.setDetectionInterval(IDLE_SECONDS);
 chrome.idle.onStateChanged.addListener(guard("idle.onStateChanged", () => tracker.refresh()));
 
 // --- navigation -------------------------------------------------------------------------
@@ -157,7 +176,7 @@ chrome.commands.onCommand.addListener(
   native,
   indexer,
   tracker,
-  router,
+  dispatcher,
   /** Idle state override: "idle" | "locked" | "active", or null for Chrome's own. */
   async setIdleState(/** @type {string|null} */ state) {
     const g = /** @type {any} */ (globalThis);
@@ -172,9 +191,12 @@ chrome.commands.onCommand.addListener(
   request: (/** @type {string} */ type, /** @type {object} */ fields) => native.request(type, fields),
   settings: () => getSettings(),
   knownCount: () => knownCount(),
-  /** Run a router action as a page would. */
+  /** Run an action as a page would. */
   action: (/** @type {string} */ action, /** @type {object} */ msg = {}) =>
-    router.handlers[action]({ ...msg, action }, /** @type {any} */ ({})),
+    dispatcher.run(action, { ...msg, action }, /** @type {any} */ ({})),
+  /** Extract a tab as the indexer does (the extraction benchmark times it). */
+  extract: (/** @type {number} */ tabId, /** @type {object} */ opts = {}) =>
+    extractTab(tabId, { redact: true, ...opts }),
 });
 
 // A worker woken by an event (not install/startup) resumes its queue and dwell clock.

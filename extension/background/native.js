@@ -39,7 +39,7 @@ const HOST_MISSING_RETRY_MS = 5_000;
  *   hostName: string,
  *   connect: (name: string) => Port,
  *   lastErrorMessage: () => string,
- *   helloFields: () => Promise<object>,
+ *   helloFields: (ask: (type: string, fields?: object) => Promise<any>) => Promise<object>,
  *   now?: () => number,
  *   setTimer?: (fn: () => void, ms: number) => any,
  *   clearTimer?: (t: any) => void,
@@ -143,10 +143,11 @@ export class NativeClient {
     this.port = port;
     port.onMessage.addListener((msg) => this.onMessage(port, msg));
     port.onDisconnect.addListener(() => this.onDisconnect(port));
-    const fields = await this.opts.helloFields();
     /** @type {any} */
     let hello;
     try {
+      // The fields may need the host first (list_profiles, allowed before hello).
+      const fields = await this.opts.helloFields((type, f = {}) => this.send(port, type, f, {}));
       hello = await this.send(port, "hello", fields, { timeoutMs: TIMEOUTS.hello });
     } catch (err) {
       if (this.port === port) {
@@ -179,15 +180,21 @@ export class NativeClient {
   }
 
   /**
-   * Send a request; resolves with the final reply, rejects with a RewindError.
+   * Send a request; resolves with the final reply, rejects with a RewindError. An error
+   * raised before the request left (no host, hello failed) carries `unsent: true`: the
+   * queue then waits for the host without blaming the page.
    * @param {string} type @param {object} [fields]
    * @param {RequestOptions} [o]
    * @returns {Promise<any>}
    */
   async request(type, fields = {}, o = {}) {
-    await this.connect();
+    try {
+      await this.connect();
+    } catch (err) {
+      throw unsent(err);
+    }
     const port = this.port;
-    if (!port) throw new RewindError(Code.HOST_DISCONNECTED, "Rewind's helper is not connected.");
+    if (!port) throw unsent(new RewindError(Code.HOST_DISCONNECTED, "Rewind's helper is not connected."));
     return this.send(port, type, fields, o);
   }
 
@@ -213,9 +220,11 @@ export class NativeClient {
       } catch (err) {
         this.settle(id);
         reject(
-          new RewindError(
-            Code.HOST_DISCONNECTED,
-            `Could not send to Rewind's helper: ${String(/** @type {any} */ (err)?.message ?? err)}`,
+          unsent(
+            new RewindError(
+              Code.HOST_DISCONNECTED,
+              `Could not send to Rewind's helper: ${String(/** @type {any} */ (err)?.message ?? err)}`,
+            ),
           ),
         );
       }
@@ -366,6 +375,19 @@ export class NativeClient {
     }
     this.setState("idle", null);
   }
+}
+
+/**
+ * Mark an error as raised before the request reached the host.
+ * @param {unknown} err @returns {RewindError}
+ */
+function unsent(err) {
+  const e =
+    err instanceof RewindError
+      ? err
+      : new RewindError(Code.HOST_DISCONNECTED, String(/** @type {any} */ (err)?.message ?? err));
+  /** @type {any} */ (e).unsent = true;
+  return e;
 }
 
 /** @param {string} code @param {string} raw */

@@ -1,19 +1,24 @@
 /**
  * The indexing queue's logic: pure functions over a serialisable state.
  *
- * Job: order pages waiting for the host, retry them with exponential backoff
- * (3 tries, then "failed"), defer everything while the host is unreachable
- * without spending tries, and report status for the popup. The caller keeps
- * the state in `chrome.storage.local` (it survives worker restarts and browser
- * restarts) and passes the clock in.
- * Never: touch `chrome.*` or the network, read the clock, mutate its input, or
- * hold page text (payloads are stored apart, under each item's id).
+ * Job: order pages waiting for the host, retry them with exponential backoff (3 tries,
+ * then "failed" with the reason, and the pages behind go on), defer everything while the
+ * host cannot be reached at connect without spending tries, keep the waiting pages' text
+ * within a byte budget (the oldest are dropped past it, and counted), and report status
+ * for the popup. The caller keeps the state in `chrome.storage.local` (the extension asks
+ * for `unlimitedStorage`, so the budget is ours, not Chrome's 10 MB quota) and passes the
+ * clock in.
+ * Never: touch `chrome.*` or the network, read the clock, mutate its input, hold page text
+ * (payloads are stored apart, under each item's id), or drop anything without counting it.
  */
 
 export const MAX_TRIES = 3;
 export const BASE_DELAY_MS = 5_000; // 5 s, then 10 s
-export const MAX_PENDING = 100; // the oldest pending page is dropped past this
-export const MAX_FAILED = 50; // failed items kept for the popup / retry
+// Waiting pages' text at most (~1,500 typical pages: days of reading without the host);
+// past it the oldest waiting page is dropped and counted ("N dropped" in the popup).
+export const MAX_PENDING_BYTES = 50 * 1024 * 1024;
+export const MAX_PENDING = 5_000; // items (visit records have no text); same rule past it
+export const MAX_FAILED = 200; // failed items kept for the popup / retry; older ones counted
 export const STALE_SENDING_MS = 5 * 60_000; // a send the worker died in is retried
 
 /**
@@ -31,23 +36,53 @@ export const STALE_SENDING_MS = 5 * 60_000; // a send the worker died in is retr
  *   sending_since: number|null,
  *   error: string|null,
  *   deferred?: boolean,     // waiting for the host to come back (deferAll), no try spent
+ *   bytes?: number,         // size of its stored payload (page text), 0 for visit records
  * }} QueueItem
  * @typedef {{url: string, title: string, at: number}} LastIndexed
- * @typedef {{items: QueueItem[], failed: QueueItem[], last_indexed: LastIndexed|null}} QueueState
- * @typedef {{pending: number, failed: number, sending: number, last_indexed: LastIndexed|null,
+ * @typedef {{url: string, title: string, at: number, reason: string}} Dropped
+ * @typedef {{items: QueueItem[], failed: QueueItem[], last_indexed: LastIndexed|null,
+ *            dropped: number, last_dropped: Dropped|null}} QueueState
+ * @typedef {{pending: number, failed: number, sending: number, dropped: number,
+ *            last_dropped: Dropped|null, bytes: number, last_indexed: LastIndexed|null,
  *            last_error: string|null, next_at: number|null}} QueueStatus
  */
 
 /** @returns {QueueState} */
 export function emptyQueue() {
-  return { items: [], failed: [], last_indexed: null };
+  return { items: [], failed: [], last_indexed: null, dropped: 0, last_dropped: null };
 }
 
 /** @param {unknown} q @returns {QueueState} */
 export function normalizeQueue(q) {
   const s = /** @type {any} */ (q);
   if (!s || !Array.isArray(s.items) || !Array.isArray(s.failed)) return emptyQueue();
-  return { items: s.items, failed: s.failed, last_indexed: s.last_indexed ?? null };
+  return {
+    items: s.items,
+    failed: s.failed,
+    last_indexed: s.last_indexed ?? null,
+    dropped: Number.isFinite(s.dropped) ? s.dropped : 0,
+    last_dropped: s.last_dropped ?? null,
+  };
+}
+
+/** @param {QueueItem[]} items */
+function pendingBytes(items) {
+  return items.reduce((n, it) => n + (it.bytes ?? 0), 0);
+}
+
+/**
+ * Count items that were let go of without reaching the host.
+ * @param {QueueState} q @param {QueueItem[]} gone @param {string} reason @param {number} now
+ * @returns {QueueState}
+ */
+export function countDropped(q, gone, reason, now) {
+  if (!gone.length) return q;
+  const last = gone[gone.length - 1];
+  return {
+    ...q,
+    dropped: q.dropped + gone.length,
+    last_dropped: { url: last.url, title: last.title, at: now, reason },
+  };
 }
 
 /** Delay before try number `tries + 1`, after `tries` failed ones. @param {number} tries */
@@ -59,7 +94,8 @@ export function backoffMs(tries) {
  * Add a page read ("page", with a payload stored apart) or a later dwell
  * update of the same visit ("dwell"). For a visit (url + visited_at) that is
  * still waiting, a newer page replaces the older one and a dwell update only
- * raises its dwell; past MAX_PENDING the oldest waiting items are dropped.
+ * raises its dwell; past MAX_PENDING items or MAX_PENDING_BYTES of page text the
+ * oldest waiting items are dropped, and counted in `dropped`.
  * @param {QueueState} q
  * @param {Omit<QueueItem, "tries"|"next_at"|"sending_since"|"error"|"added_at">} item
  * @param {number} now
@@ -81,14 +117,16 @@ export function enqueue(q, item, now) {
   items.push({
     ...item, dwell_s: dwell, added_at: now, tries: 0, next_at: now, sending_since: null, error: null,
   });
-  const dropped = [];
-  while (items.length > MAX_PENDING) {
+  /** @type {QueueItem[]} */
+  const gone = [];
+  while (items.length > MAX_PENDING || pendingBytes(items) > MAX_PENDING_BYTES) {
     const i = items.findIndex((it) => it.sending_since === null);
-    if (i === -1) break;
-    dropped.push(items[i].id);
+    if (i === -1 || i === items.length - 1) break; // never the page just added
+    gone.push(items[i]);
     items.splice(i, 1);
   }
-  return { queue: { ...q, items }, replaced, dropped, merged: false };
+  const queue = countDropped({ ...q, items }, gone, "the queue was full", now);
+  return { queue, replaced, dropped: gone.map((it) => it.id), merged: false };
 }
 
 /** @param {QueueItem} it @param {number} now */
@@ -134,18 +172,24 @@ export function markDone(q, id, now, info) {
 /**
  * A try failed. After MAX_TRIES the item moves to `failed`.
  * @param {QueueState} q @param {string} id @param {number} now @param {string} error
- * @returns {{queue: QueueState, gaveUp: boolean}}
+ * @returns {{queue: QueueState, gaveUp: boolean, dropped: string[]}}
  */
 export function markFailed(q, id, now, error) {
   const it = q.items.find((x) => x.id === id);
-  if (!it) return { queue: q, gaveUp: false };
+  if (!it) return { queue: q, gaveUp: false, dropped: [] };
   const tries = it.tries + 1;
   const updated = { ...it, tries, sending_since: null, error, next_at: now + backoffMs(tries) };
   if (tries >= MAX_TRIES) {
-    const failed = [...q.failed, updated].slice(-MAX_FAILED);
-    return { queue: { ...q, items: q.items.filter((x) => x.id !== id), failed }, gaveUp: true };
+    const all = [...q.failed, updated];
+    const forgotten = all.slice(0, Math.max(0, all.length - MAX_FAILED));
+    const rest = { ...q, items: q.items.filter((x) => x.id !== id), failed: all.slice(forgotten.length) };
+    return {
+      queue: countDropped(rest, forgotten, "too many failed pages", now),
+      gaveUp: true,
+      dropped: forgotten.map((x) => x.id),
+    };
   }
-  return { queue: mapItem(q, id, () => updated), gaveUp: false };
+  return { queue: mapItem(q, id, () => updated), gaveUp: false, dropped: [] };
 }
 
 /**
@@ -179,6 +223,43 @@ export function resumeDeferred(q, now) {
   };
 }
 
+/**
+ * Take an item out of line without sending it (the rules refuse it now); the caller
+ * records why for its URL.
+ * @param {QueueState} q @param {string} id
+ */
+export function removeItem(q, id) {
+  return { ...q, items: q.items.filter((it) => it.id !== id) };
+}
+
+/**
+ * What one delivery (delivery.js's Outcome) does to the queue: done, refused, skipped and
+ * forgotten items leave the line; lost ones leave it counted; a deferral holds everything
+ * until `now + waitMs` without spending a try and stops the drain; a failure spends one
+ * try (the third moves the item to `failed`) and the next item goes on.
+ * @param {QueueState} q @param {QueueItem} item
+ * @param {{outcome: string, indexed?: boolean, error?: string}} r
+ * @param {number} now @param {number} waitMs
+ * @returns {{queue: QueueState, drop: string[], stop: boolean, gaveUp: boolean}}
+ */
+export function applyOutcome(q, item, r, now, waitMs) {
+  const gone = { drop: [item.id], stop: false, gaveUp: false };
+  switch (r.outcome) {
+    case "done":
+      return { ...gone, queue: markDone(q, item.id, now, { indexed: Boolean(r.indexed) }) };
+    case "lost":
+      return { ...gone, queue: countDropped(removeItem(q, item.id), [item], r.error ?? "lost", now) };
+    case "defer":
+      return { queue: deferAll(q, now + waitMs, r.error ?? "the host is away"), drop: [], stop: true, gaveUp: false };
+    case "failed": {
+      const f = markFailed(q, item.id, now, r.error ?? "failed");
+      return { queue: f.queue, drop: f.dropped, stop: false, gaveUp: f.gaveUp };
+    }
+    default: // refused, skipped, forgotten: on purpose, not a loss
+      return { ...gone, queue: removeItem(q, item.id) };
+  }
+}
+
 /** A new worker life: nothing is in flight any more. @param {QueueState} q */
 export function resetSending(q) {
   return { ...q, items: q.items.map((it) => ({ ...it, sending_since: null })) };
@@ -190,15 +271,20 @@ export function retryFailed(q, now) {
   return { ...q, items: [...q.items, ...back], failed: [] };
 }
 
-/** Forget items whose URL matches (forget / clear on the host). @param {QueueState} q @param {(url: string) => boolean} match */
+/**
+ * Forget items that match (forget / clear on the host): the person asked, nothing is lost.
+ * @param {QueueState} q @param {(it: {url: string, visited_at?: number}) => boolean} match
+ */
 export function dropMatching(q, match) {
-  const removed = [...q.items, ...q.failed].filter((it) => match(it.url)).map((it) => it.id);
+  const removed = [...q.items, ...q.failed].filter((it) => match(it)).map((it) => it.id);
+  const last = q.last_indexed;
   return {
     queue: {
       ...q,
-      items: q.items.filter((it) => !match(it.url)),
-      failed: q.failed.filter((it) => !match(it.url)),
-      last_indexed: q.last_indexed && match(q.last_indexed.url) ? null : q.last_indexed,
+      items: q.items.filter((it) => !match(it)),
+      failed: q.failed.filter((it) => !match(it)),
+      last_indexed: last && match({ url: last.url }) ? null : last,
+      last_dropped: q.last_dropped && match({ url: q.last_dropped.url }) ? null : q.last_dropped,
     },
     removed,
   };
@@ -221,6 +307,9 @@ export function status(q, now) {
     pending: q.items.length,
     failed: q.failed.length,
     sending: q.items.filter((it) => isSending(it, now)).length,
+    dropped: q.dropped,
+    last_dropped: q.last_dropped,
+    bytes: pendingBytes(q.items),
     last_indexed: q.last_indexed,
     last_error: lastErr ? lastErr.error : null,
     next_at: nextWakeAt(q, now),

@@ -1,12 +1,13 @@
 /**
- * The worker's stored documents: settings, profile id, known page hashes.
+ * The worker's small stored documents: settings, profile id, the host's capture limits.
  *
- * Job: read and update what lives in `chrome.storage.local` — the extension's
- * settings (validated by lib/settings.js), the stable profile id sent in hello,
- * and a small map url -> content hash so an unchanged revisit sends only a
- * visit record.
- * Never: keep a copy in worker globals (the worker can be killed at any time),
- * store page text here (queue payloads are the queue's business).
+ * Job: read and update what lives in `chrome.storage.local` — the extension's settings
+ * (validated by lib/settings.js), the profile id sent in hello (adopted from the host's
+ * existing stores when there is none: a reinstalled extension finds its history), and the
+ * chunking limits the host gave in its last hello.
+ * Never: keep a copy in worker globals (the worker can be killed at any time), store page
+ * text here (queue payloads are queue-store.js's), or invent a new profile id while the
+ * host's answer about existing ones is unknown (that would orphan the person's history).
  */
 
 import { applyPatch, normalizeSettings } from "../lib/settings.js";
@@ -14,8 +15,9 @@ import { serial } from "./serial.js";
 
 const SETTINGS = "settings";
 const PROFILE = "profile_id";
-const KNOWN = "known_hashes";
-export const MAX_KNOWN = 5000; // oldest entries are evicted past this
+const PROFILE_ORIGIN = "profile_origin"; // how the id was chosen, for the options page
+const CAPTURE = "capture_limits";
+const PROFILE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const lane = serial();
 
@@ -34,57 +36,67 @@ export function patchSettings(patch) {
   });
 }
 
-/** A stable id for this browser profile (a data directory per profile on the host). */
-export function getProfileId() {
+/** @param {unknown} id @returns {id is string} */
+export function validProfileId(id) {
+  return typeof id === "string" && PROFILE_RE.test(id);
+}
+
+function newProfileId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return `p${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/**
+ * @typedef {{profile: string, pages: number|null, last_indexed: number|null, data_dir: string}} HostProfile
+ * @typedef {{how: "adopted"|"new"|"chosen", at: number, pages?: number|null, others?: number}} ProfileOrigin
+ */
+
+/**
+ * The profile id for hello. Without a stored one, `discover` asks the host which stores
+ * exist (most recently used first): the first is adopted, none means a new id. `discover`
+ * throws when the host could not say (then nothing is stored and hello fails: it is asked
+ * again on the next connection, never guessed).
+ * @param {() => Promise<HostProfile[]>} [discover]
+ * @returns {Promise<string>}
+ */
+export function getProfileId(discover) {
   return lane(async () => {
     const got = await chrome.storage.local.get(PROFILE);
-    if (typeof got[PROFILE] === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(got[PROFILE])) {
-      return got[PROFILE];
-    }
-    const bytes = crypto.getRandomValues(new Uint8Array(8));
-    const id = `p${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
-    await chrome.storage.local.set({ [PROFILE]: id });
+    if (validProfileId(got[PROFILE])) return got[PROFILE];
+    const found = discover ? await discover() : [];
+    const best = found.find((p) => validProfileId(p.profile));
+    const id = best ? best.profile : newProfileId();
+    /** @type {ProfileOrigin} */
+    const origin = best
+      ? { how: "adopted", at: Date.now(), pages: best.pages, others: found.length - 1 }
+      : { how: "new", at: Date.now() };
+    await chrome.storage.local.set({ [PROFILE]: id, [PROFILE_ORIGIN]: origin });
     return id;
   });
 }
 
-/** @returns {Promise<Record<string, {hash: string, at: number}>>} */
-async function readKnown() {
-  const got = await chrome.storage.local.get(KNOWN);
-  const m = got[KNOWN];
-  return m && typeof m === "object" ? m : {};
-}
-
-/** @param {string} url @returns {Promise<string|null>} */
-export async function knownHash(url) {
-  const m = await readKnown();
-  return m[url]?.hash ?? null;
-}
-
-/** @param {string} url @param {string} hash @param {number} now */
-export function rememberHash(url, hash, now) {
+/** The person chose another existing profile (options page). @param {string} id */
+export function setProfileId(id) {
   return lane(async () => {
-    const m = await readKnown();
-    m[url] = { hash, at: now };
-    const keys = Object.keys(m);
-    if (keys.length > MAX_KNOWN) {
-      keys.sort((a, b) => m[a].at - m[b].at);
-      for (const k of keys.slice(0, keys.length - MAX_KNOWN)) delete m[k];
-    }
-    await chrome.storage.local.set({ [KNOWN]: m });
+    if (!validProfileId(id)) throw new Error(`not a profile id: ${id}`);
+    await chrome.storage.local.set({ [PROFILE]: id, [PROFILE_ORIGIN]: { how: "chosen", at: Date.now() } });
   });
 }
 
-/** Forget hashes whose URL matches (after forget/clear on the host). @param {(url: string) => boolean} match */
-export function forgetHashes(match) {
-  return lane(async () => {
-    const m = await readKnown();
-    for (const k of Object.keys(m)) if (match(k)) delete m[k];
-    await chrome.storage.local.set({ [KNOWN]: m });
-  });
+/** @returns {Promise<{id: string|null, origin: ProfileOrigin|null}>} */
+export async function profileInfo() {
+  const got = await chrome.storage.local.get([PROFILE, PROFILE_ORIGIN]);
+  return { id: validProfileId(got[PROFILE]) ? got[PROFILE] : null, origin: got[PROFILE_ORIGIN] ?? null };
 }
 
-/** For tests and the popup. */
-export async function knownCount() {
-  return Object.keys(await readKnown()).length;
+/** The chunking limits of the host's last hello (`capture`), or null before the first. */
+export async function getCaptureLimits() {
+  const got = await chrome.storage.local.get(CAPTURE);
+  const c = got[CAPTURE];
+  return c && typeof c === "object" ? c : null;
+}
+
+/** @param {unknown} capture hello's `capture` */
+export async function rememberCaptureLimits(capture) {
+  if (capture && typeof capture === "object") await chrome.storage.local.set({ [CAPTURE]: capture });
 }

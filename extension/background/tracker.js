@@ -4,16 +4,18 @@
  * Job: keep the dwell state in `chrome.storage.session` up to date from tab,
  * window, navigation and idle events; arm a `chrome.alarms` alarm (plus a
  * timer as a fast path while the worker lives) for the moment the front page
- * reaches the threshold; hand due visits to `onDue`.
+ * reaches the threshold or its next re-extraction; hand due visits to `onDue`
+ * (at the threshold, after each further minute of reading and when an extracted
+ * page leaves the front, bounded by dwell.js's RECHECK).
  * Never: keep state in worker globals (the worker can be killed at any time),
  * create visits for incognito tabs or URLs the rules refuse, or trust a
  * WINDOW_ID_NONE focus event without asking `windows.getLastFocused()` (in
  * headless Chromium the focus event never comes back).
  */
 
-import { loadPolicy } from "../lib/load_policy.js";
-import { pageKey, whyNotRecord } from "../lib/rules.js";
+import { pageKey } from "../lib/rules.js";
 import * as D from "./dwell.js";
+import { refusal } from "./gate.js";
 import { serial } from "./serial.js";
 import { getSettings } from "./storage.js";
 
@@ -21,7 +23,12 @@ const KEY = "dwell";
 export const DWELL_ALARM = "rewind-dwell";
 export const IDLE_SECONDS = 60; // chrome.idle's detection interval (minimum 15)
 
-/** @typedef {(visit: {tabId: number, url: string, startedAt: number, dwellMs: number}) => Promise<unknown>} OnDue */
+/**
+ * A visit to extract: at the threshold (`again: false`) or again (`again: true`, with the
+ * hash of its last extraction). Resolves with the new extraction's hash, if any.
+ * @typedef {{tabId: number, url: string, startedAt: number, dwellMs: number, again: boolean, hash: string|null}} DueVisit
+ * @typedef {(visit: DueVisit) => Promise<{hash?: string}|unknown>} OnDue
+ */
 /** @typedef {(visit: D.Visit, dwellMs: number) => Promise<unknown>} OnEnded */
 
 /**
@@ -89,12 +96,39 @@ export class Tracker {
     return { tabId, focused: Boolean(win && win.focused), active: idle === "active" };
   }
 
-  /** Re-read what is in front and re-arm the check. */
+  /** Re-read what is in front, re-read pages that just left it, re-arm the check. */
   async refresh() {
     const front = await this.front();
     if (front.tabId !== null) await this.ensureVisit(front.tabId);
-    await this.update((s, now) => ({ state: D.setFront(s, front, now) }));
+    const left = await this.update((s, now) => {
+      const next = D.setFront(s, front, now);
+      let state = next;
+      const gone = D.leftFront(s, next, now);
+      for (const v of gone) state = D.markExtracting(state, v.tabId, v.url, now);
+      return { state, out: gone.map((v) => this.dueVisit(v, now, true)) };
+    });
+    await this.hand(left || []);
     await this.schedule();
+  }
+
+  /** @param {D.Visit} v @param {number} now @param {boolean} again @returns {DueVisit} */
+  dueVisit(v, now, again) {
+    return { tabId: v.tabId, url: v.url, startedAt: v.startedAt, dwellMs: D.elapsedMs(v, now), again, hash: v.hash ?? null };
+  }
+
+  /** Hand visits to onDue, one at a time; keep each extraction's hash on its visit. @param {DueVisit[]} due */
+  async hand(due) {
+    for (const v of due) {
+      try {
+        const r = /** @type {any} */ (await this.onDue(v));
+        console.info("rewind: page read", r);
+        if (r && typeof r.hash === "string") {
+          await this.update((s) => ({ state: D.setHash(s, v.tabId, v.url, r.hash) }));
+        }
+      } catch (err) {
+        console.error("rewind: handing on a read page failed", err);
+      }
+    }
   }
 
   /**
@@ -116,9 +150,8 @@ export class Tracker {
    */
   async startOrEnd(tabId, url, knownTab) {
     const tab = knownTab ?? (await chrome.tabs.get(tabId).catch(() => null));
-    const settings = await getSettings();
     const key = pageKey(url);
-    const refused = !tab || whyNotRecord(key, { ...settings, incognito: tab.incognito, policy: await loadPolicy() }) !== null;
+    const refused = !tab || (await refusal(key, { incognito: tab.incognito })) !== null;
     const ended = await this.update((s, now) => {
       const r = refused ? D.endVisit(s, tabId, now) : D.startVisit(s, { tabId, url: key }, now);
       return { state: r.state, out: r.ended };
@@ -161,18 +194,16 @@ export class Tracker {
     const threshold = await this.thresholdMs();
     const due = await this.update((s, now) => {
       let state = D.setFront(s, front, now);
-      const visits = D.dueVisits(state, now, threshold);
-      for (const v of visits) state = D.markReported(state, v.tabId, v.url, now);
-      return { state, out: visits.map((v) => ({ ...v, dwellMs: D.elapsedMs(v, now) })) };
+      const first = D.dueVisits(state, now, threshold);
+      for (const v of first) state = D.markReported(state, v.tabId, v.url, now);
+      const again = D.dueRechecks(state, now);
+      for (const v of again) state = D.markExtracting(state, v.tabId, v.url, now);
+      return {
+        state,
+        out: [...first.map((v) => this.dueVisit(v, now, false)), ...again.map((v) => this.dueVisit(v, now, true))],
+      };
     });
-    for (const v of due || []) {
-      try {
-        const r = await this.onDue({ tabId: v.tabId, url: v.url, startedAt: v.startedAt, dwellMs: v.dwellMs });
-        console.info("rewind: page read", r);
-      } catch (err) {
-        console.error("rewind: handing on a read page failed", err);
-      }
-    }
+    await this.hand(due || []);
     await this.schedule();
   }
 

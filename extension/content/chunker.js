@@ -19,7 +19,8 @@
  * Wrapped in a block so injecting it twice does not redeclare anything.
  */
 {
-  /** Defaults; the host's `Settings` uses the same numbers (max_passage_words, ...). */
+  /** Defaults until the host's first hello; its `capture` limits (the host's Settings, the one
+   *  source of these numbers) are passed in as `limits` after that. */
   const LIMITS = Object.freeze({
     maxWords: 200, // Chrome's max_words_per_aggregate_passage
     minWords: 5, // shorter passages are dropped (the title is kept apart)

@@ -1,18 +1,24 @@
 /**
- * Content extraction: the page's main text, as passages.
+ * Content extraction: the page's main text as the person sees it, as passages.
  *
- * Job: find the main content (Mozilla Readability when the page looks like an
- * article and yields enough text; else main / [role=main] / a single article /
- * body) and hand it to `RewindChunker`. Runs when the worker asks — after the
- * dwell threshold — so text loaded late by the page's scripts is there.
- * Never: execute, insert or render anything from the page (its text is data),
- * send anything anywhere (the worker gets the return value of `run`), touch a
- * live node's content (Readability works on a clone), or expose itself to the
- * page (it lives in the extension's isolated world).
+ * Job: `run` takes the visible copy of the page (visible.js: no hidden text, no form
+ * fields or drafts, shadow roots and same-origin frames included), refuses the page when
+ * it shows a password, payment or one-time-code field (the reason goes back instead of
+ * text), finds the main content (Mozilla Readability when the page looks like an article
+ * and yields enough text; else main / [role=main] / a single article / body), hands it
+ * to `RewindChunker` with the host's limits, and masks personal data in every passage
+ * with `RewindRedact` unless the person switched that off. Runs when the worker asks —
+ * after the dwell threshold, and again within the worker's bounds — so text loaded late
+ * or replaced by the page's scripts is captured as shown.
+ * Never: execute, insert or render anything from the page (its text is data), send
+ * anything anywhere (the worker gets the return value of `run`), return text of a page
+ * it refuses, touch a live node (the copy is detached), or expose itself to the page (it
+ * lives in the extension's isolated world).
  *
  * Classic script and ES module at once, like chunker.js: Readability-readerable.js,
- * Readability.js and chunker.js are injected before it and define
- * `isProbablyReaderable`, `Readability` and `RewindChunker` in the same world.
+ * Readability.js, chunker.js, visible.js (and redact.js) are injected before it and
+ * define `isProbablyReaderable`, `Readability`, `RewindChunker`, `RewindVisible` (and
+ * `RewindRedact`) in the same world.
  */
 {
   const MIN_ARTICLE_CHARS = 250; // Readability can return a 7-character "article"
@@ -25,6 +31,7 @@
    *   isProbablyReaderable?: (doc: Document, opts?: object) => boolean,
    *   isHidden?: (el: Element) => boolean,
    *   limits?: object,
+   *   owned?: boolean, // the document is a detached copy Readability may consume
    * }} ExtractEnv
    * @typedef {{
    *   title: string, method: "readability" | "fallback", lang: string,
@@ -78,7 +85,7 @@
       try {
         const readerable = env.isProbablyReaderable ? env.isProbablyReaderable(doc) : true;
         if (readerable) {
-          const clone = /** @type {Document} */ (doc.cloneNode(true));
+          const clone = env.owned ? doc : /** @type {Document} */ (doc.cloneNode(true));
           const article = new env.Readability(clone, {
             serializer: (/** @type {Element} */ el) => el, // keep the element: the chunker needs structure
             maxElemsToParse: MAX_READABILITY_ELEMENTS,
@@ -121,30 +128,68 @@
     return out;
   }
 
-  /** In the page: hidden by CSS (display:none / visibility:hidden). @param {Element} el */
-  function computedHidden(el) {
-    const view = el.ownerDocument && el.ownerDocument.defaultView;
-    if (!view || typeof view.getComputedStyle !== "function") return false;
-    const cs = view.getComputedStyle(el);
-    return cs.display === "none" || cs.visibility === "hidden";
+  /**
+   * Mask personal data in each passage (the title too), keeping every passage within the
+   * length limit (a mask can be longer than what it hides).
+   * @param {{text: string, position: number, quality: number}[]} passages
+   * @param {any} redactor `RewindRedact` @param {number} maxChars
+   */
+  function redactAll(passages, redactor, maxChars) {
+    /** @type {Record<string, number>} */
+    const counts = {};
+    const out = passages.map((p) => {
+      const r = redactor.redact(p.text);
+      const text = typeof r === "string" ? r : String(r.text);
+      for (const [kind, n] of Object.entries((r && r.counts) || {})) counts[kind] = (counts[kind] || 0) + Number(n);
+      return { ...p, text: text.slice(0, maxChars) };
+    });
+    return { passages: out, counts };
   }
 
   /**
-   * Entry point for the worker (`scripting.executeScript({func})`).
-   * @param {{limits?: object}} [opts]
+   * Entry point for the worker (`scripting.executeScript({func, args})`).
+   * @param {{limits?: Record<string, number>, redact?: boolean, honourSignals?: boolean,
+   *          budgetMs?: number}} [opts]
    */
   function run(opts = {}) {
     const g = /** @type {any} */ (globalThis);
     const started = Date.now();
-    const out = extractFrom(document, {
+    const url = String(location.href);
+    const title = pageTitle(document);
+    const seen = g.RewindVisible.copy(document, opts.budgetMs ? { limits: { budgetMs: opts.budgetMs } } : {});
+    const copiedMs = Date.now() - started;
+    if (seen.signals.length && opts.honourSignals !== false) {
+      // The page's own reason not to be recorded: its text never leaves this script.
+      return { url, title, method: "refused", lang: "", passages: [], refused: seen.signals[0],
+               stats: { visible: seen.stats }, took_ms: Date.now() - started };
+    }
+    // The copy has no <title>: the live page's goes in for Readability's byline logic.
+    seen.doc.title = title;
+    const out = extractFrom(seen.doc, {
       Readability: typeof g.Readability === "function" ? g.Readability : undefined,
       isProbablyReaderable:
         typeof g.isProbablyReaderable === "function" ? g.isProbablyReaderable : undefined,
-      isHidden: computedHidden,
       limits: opts.limits,
+      owned: true,
     });
-    return { ...out, url: String(location.href), took_ms: Date.now() - started };
+    const maxChars = Number((opts.limits && opts.limits.maxPassageChars) || g.RewindChunker.LIMITS.maxPassageChars);
+    let passages = out.passages;
+    /** @type {Record<string, number>|undefined} */
+    let redacted;
+    let shownTitle = title;
+    if (opts.redact !== false) {
+      if (!g.RewindRedact) throw new Error("redaction is on but redact.js is not loaded");
+      ({ passages, counts: redacted } = redactAll(passages, g.RewindRedact, maxChars));
+      const t = g.RewindRedact.redact(title); // "Inbox - maya@example.com - Gmail"
+      const maxTitle = Number((opts.limits && opts.limits.maxTitleChars) || g.RewindChunker.LIMITS.maxTitleChars);
+      shownTitle = (typeof t === "string" ? t : String(t.text)).slice(0, maxTitle);
+    }
+    return {
+      ...out, title: shownTitle, url, passages, refused: null, redacted,
+      stats: { ...out.stats, visible: seen.stats, copy_ms: copiedMs },
+      took_ms: Date.now() - started,
+    };
   }
 
-  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, pageTitle });
+  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, pageTitle, redactAll });
 }

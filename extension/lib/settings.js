@@ -22,6 +22,9 @@ export const FIX_COMMAND = "python3 build.py install";
  *   paused: boolean,
  *   blocklist: string[],
  *   pausedSites: string[],
+ *   alwaysRecord: string[],
+ *   disabledCategories: string[],
+ *   redact: boolean,
  *   resultCount: number,
  *   autoAnswer: boolean,
  *   showScores: boolean,
@@ -36,6 +39,9 @@ export const DEFAULTS = Object.freeze({
   paused: false, // global pause: nothing is recorded, the queue waits
   blocklist: /** @type {string[]} */ ([]), // user's patterns, on top of the built-in ones
   pausedSites: /** @type {string[]} */ ([]), // domains paused from the popup
+  alwaysRecord: /** @type {string[]} */ ([]), // sites recorded despite built-in patterns (never incognito)
+  disabledCategories: /** @type {string[]} */ ([]), // built-in categories the person switched off
+  redact: true, // mask e-mail addresses, card numbers... in passages before they leave the page
   resultCount: 10,
   autoAnswer: false, // ask the question typed in the search box automatically
   showScores: false,
@@ -86,6 +92,9 @@ export function normalizeSettings(stored) {
     paused: s.paused === true,
     blocklist: stringList(s.blocklist),
     pausedSites: stringList(s.pausedSites).map((d) => d.toLowerCase()),
+    alwaysRecord: stringList(s.alwaysRecord).map((d) => d.toLowerCase()),
+    disabledCategories: stringList(s.disabledCategories),
+    redact: s.redact !== false, // on unless switched off
     resultCount: Math.round(
       clampNumber(s.resultCount, ...LIMITS.resultCount, DEFAULTS.resultCount),
     ),
@@ -97,6 +106,31 @@ export function normalizeSettings(stored) {
     includeTab: s.includeTab === true,
   };
 }
+
+/**
+ * The chunker's limits (content/chunker.js LIMITS names) from hello's `capture`; a
+ * missing or bad value keeps the chunker's own default (the same numbers as the host's).
+ * @param {unknown} capture @returns {Record<string, number>}
+ */
+export function chunkerLimits(capture) {
+  const c = capture && typeof capture === "object" ? /** @type {Record<string, unknown>} */ (capture) : {};
+  /** @type {Record<string, number>} */
+  const out = {};
+  for (const [hostKey, ours] of Object.entries(CAPTURE_KEYS)) {
+    const v = c[hostKey];
+    if (typeof v === "number" && Number.isInteger(v) && v > 0) out[ours] = v;
+  }
+  return out;
+}
+
+/** hello's `capture` field -> the chunker's limit of the same meaning. */
+export const CAPTURE_KEYS = Object.freeze({
+  max_passage_words: "maxWords",
+  min_passage_words: "minWords",
+  max_passages_per_page: "maxPassages",
+  max_passage_chars: "maxPassageChars",
+  max_title_chars: "maxTitleChars",
+});
 
 /**
  * Settings after applying a patch; unknown keys are ignored.

@@ -86,7 +86,65 @@ test("due visits: once past the threshold, reported once", () => {
   const marked = D.markReported(s.state, 1, URL_A, s.now());
   assert.equal(marked.visits["1"].reportedMs, T);
   assert.deepEqual(D.dueVisits(marked, s.now() + 60_000, T), []);
-  assert.equal(D.msUntilDue(marked, s.now(), T), null, "nothing left to wait for");
+  assert.equal(D.msUntilDue(marked, s.now(), T), D.RECHECK.everyMs, "only its re-extraction is left");
+});
+
+test("re-extraction: after each minute of further reading, at most maxExtractions a visit", () => {
+  const s = scenario();
+  s.front({ tabId: 1, focused: true, active: true });
+  s.visit(1, URL_A);
+  s.tick(T);
+  let st = D.markReported(s.state, 1, URL_A, s.now());
+  let extractions = 1;
+  for (;;) {
+    const wait = D.msUntilDue(st, s.now(), T);
+    if (wait === null) break;
+    assert.equal(wait, D.RECHECK.everyMs);
+    assert.deepEqual(D.dueRechecks(st, s.now() + wait - 1), [], "not before a minute of reading");
+    s.tick(wait);
+    assert.deepEqual(D.dueRechecks(st, s.now()).map((v) => v.url), [URL_A]);
+    st = D.markExtracting(st, 1, URL_A, s.now());
+    extractions++;
+    assert.deepEqual(D.dueRechecks(st, s.now()), [], "counted before it runs: never twice");
+  }
+  assert.equal(extractions, D.RECHECK.maxExtractions);
+  s.tick(10 * D.RECHECK.everyMs);
+  assert.deepEqual(D.dueRechecks(st, s.now()), []);
+  assert.equal(D.markExtracting(st, 1, URL_A, s.now()), st, "no more than the bound");
+});
+
+test("re-extraction when an extracted page leaves the front, not after a quick flip", () => {
+  const s = scenario();
+  s.front({ tabId: 1, focused: true, active: true });
+  s.visit(1, URL_A);
+  s.visit(2, URL_B);
+  s.tick(T);
+  const reported = D.markReported(s.state, 1, URL_A, s.now());
+  // Straight away to another tab: less than minGapMs read since the extraction.
+  let after = D.setFront(reported, { tabId: 2 }, s.now() + 500);
+  assert.deepEqual(D.leftFront(reported, after, s.now() + 500), []);
+  // Read on, then switch: the page is read again as it is now.
+  s.tick(D.RECHECK.minGapMs);
+  after = D.setFront(reported, { tabId: 2 }, s.now());
+  assert.deepEqual(D.leftFront(reported, after, s.now()).map((v) => v.url), [URL_A]);
+  // Going idle counts as leaving too; a visit never extracted does not.
+  const idle = D.setFront(reported, { active: false }, s.now());
+  assert.deepEqual(D.leftFront(reported, idle, s.now()).map((v) => v.url), [URL_A]);
+  const fresh = scenario();
+  fresh.front({ tabId: 1, focused: true, active: true });
+  fresh.visit(1, URL_A);
+  fresh.tick(T * 2);
+  const away = D.setFront(fresh.state, { focused: false }, fresh.now());
+  assert.deepEqual(D.leftFront(fresh.state, away, fresh.now()), []);
+});
+
+test("setHash keeps the last extraction's content hash on the visit only", () => {
+  const s = scenario();
+  s.visit(1, URL_A);
+  const st = D.setHash(s.state, 1, URL_A, "h1");
+  assert.equal(st.visits["1"].hash, "h1");
+  assert.equal(D.setHash(st, 1, URL_B, "h2"), st, "another page: unchanged");
+  assert.equal(s.state.visits["1"].hash, undefined, "input not mutated");
 });
 
 test("a short skim never becomes due", () => {

@@ -60,3 +60,17 @@ test("the title falls back to og:title, then the first h1", () => {
   const h1 = parse("<html><head></head><body><h1>  From   the heading </h1></body></html>");
   assert.equal(RewindExtract.pageTitle(h1), "From the heading");
 });
+
+test("redactAll masks every passage, counts by kind and keeps passages within the limit", () => {
+  const fake = { redact: (/** @type {string} */ t) => ({ text: t.replace(/\S+@\S+/g, "[email]"), counts: { email: (t.match(/@/g) || []).length } }) };
+  const passages = [
+    { text: "Write to a@b.co today", position: 0, quality: 1 },
+    { text: "x@y.io", position: 1, quality: 0.5 },
+  ];
+  const r = RewindExtract.redactAll(passages, fake, 6);
+  assert.deepEqual(r.passages.map((/** @type {any} */ p) => p.text), ["Write ", "[email"]);
+  assert.deepEqual(r.counts, { email: 2 });
+  assert.deepEqual(r.passages.map((/** @type {any} */ p) => p.position), [0, 1]);
+  const plain = RewindExtract.redactAll(passages, { redact: (/** @type {string} */ t) => t.toUpperCase() }, 100);
+  assert.equal(plain.passages[0].text, "WRITE TO A@B.CO TODAY", "a redactor may return a plain string");
+});

@@ -3,7 +3,10 @@ import { test } from "node:test";
 import { NativeClient, classifyDisconnect } from "../background/native.js";
 
 /** A fake native port: records what the client sends; the test plays the host. */
-function fakeHost({ hello = { protocol_version: 1, host_version: "0.1.0", models: [], stats: { pages: 0 } } } = {}) {
+function fakeHost({
+  hello = /** @type {any} */ ({ protocol_version: 1, host_version: "0.1.0", models: [], stats: { pages: 0 } }),
+  helloFields = /** @type {any} */ (async () => ({ protocol: 1, profile: "ptest" })),
+} = {}) {
   /** @type {any[]} */
   const sent = [];
   /** @type {((m: any) => void)[]} */
@@ -34,7 +37,7 @@ function fakeHost({ hello = { protocol_version: 1, host_version: "0.1.0", models
       return port;
     },
     lastErrorMessage: () => lastError,
-    helloFields: async () => ({ protocol: 1, profile: "ptest" }),
+    helloFields,
     setTimer: (fn, ms) => {
       const id = ++timerSeq;
       timers.set(id, { fn, ms });
@@ -178,4 +181,47 @@ test("classifyDisconnect", () => {
   assert.equal(classifyDisconnect("Specified native messaging host not found.").state, "host_missing");
   assert.equal(classifyDisconnect("Access to the specified native messaging host is forbidden.").state, "host_forbidden");
   assert.equal(classifyDisconnect("Error when communicating with the native messaging host.").state, "disconnected");
+});
+
+test("hello's fields may ask the host first (list_profiles before hello)", async () => {
+  /** @type {any} */
+  let listed = null;
+  const h = fakeHost({
+    helloFields: async (/** @type {any} */ ask) => {
+      listed = await ask("list_profiles");
+      return { protocol: 1, profile: listed.profiles[0].profile };
+    },
+  });
+  const connecting = h.client.connect();
+  await tick();
+  const [first] = h.sent;
+  assert.equal(first.type, "list_profiles");
+  h.reply({ id: first.id, ok: true, done: true, profiles: [{ profile: "pold" }], forced_data_dir: null });
+  await connecting;
+  assert.deepEqual(h.sent.map((m) => m.type), ["list_profiles", "hello"]);
+  assert.equal(h.sent[1].profile, "pold", "the existing store is adopted");
+  assert.equal(h.client.info.state, "connected");
+});
+
+test("when hello's fields cannot be had, the connection fails (and is tried again later)", async () => {
+  const h = fakeHost({ helloFields: async () => Promise.reject(new Error("host did not say")) });
+  await assert.rejects(h.client.connect());
+  assert.equal(h.client.info.state, "error");
+  assert.ok(!h.sent.some((m) => m.type === "hello"), "no hello with a made-up profile");
+});
+
+test("errors before a request left are marked unsent; after it left they are not", async () => {
+  const missing = fakeHost({ hello: null });
+  const p = missing.client.request("index_page", { page: {} });
+  await tick();
+  missing.die("Specified native messaging host not found.");
+  await assert.rejects(p, (/** @type {any} */ e) => e.unsent === true && e.code === "host_missing");
+
+  const h = fakeHost();
+  await h.client.connect();
+  const sent = h.client.request("index_page", { page: {} });
+  await tick();
+  assert.equal(h.last().type, "index_page");
+  h.die("Native host has exited."); // the host died with the page
+  await assert.rejects(sent, (/** @type {any} */ e) => e.code === "host_disconnected" && !e.unsent);
 });

@@ -336,6 +336,11 @@ class Rewind:
         with self.searcher() as searcher:
             return search(searcher, query)
 
+    def page_info(self, url: str) -> dict | None:
+        """The stored page for `url` (normalised as pages are keyed), or None."""
+        page = self._reader().page_by_url(urls.normalize(url, self.settings.max_url_chars))
+        return page.to_dict() if page else None
+
     def list_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
         return [p.to_dict() for p in self._reader().list_pages(offset, limit)]
 

@@ -3,7 +3,9 @@ $REWIND_FAULT names that point, so a test can stop a writer between two stores.
 
 Points: store_commit (inside the SQLite transaction, before COMMIT),
 after_store_commit (the store committed, the text index not yet),
-after_text_commit (tantivy committed, its applied sequence not yet recorded).
+after_text_commit (tantivy committed, its applied sequence not yet recorded),
+index_page (the host received a page; with $REWIND_FAULT_MATCH, only a page whose URL
+contains it: a browser test makes one page kill the host every time it is sent).
 Never set $REWIND_FAULT outside tests.
 """
 
@@ -13,6 +15,8 @@ import os
 import signal
 
 
-def hit(name: str) -> None:
-    if os.environ.get("REWIND_FAULT") == name:
+def hit(name: str, subject: str = "") -> None:
+    if os.environ.get("REWIND_FAULT") != name:
+        return
+    if os.environ.get("REWIND_FAULT_MATCH", "") in subject:
         os.kill(os.getpid(), signal.SIGKILL)

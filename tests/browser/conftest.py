@@ -16,16 +16,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from capture_pages import write_named_sites
 from playwright.sync_api import expect
 from site_pages import write_site
 
 from demo.harness import (
     HarnessError,
-    LocalSite,
     RewindBrowser,
     build_extension,
     find_chromium,
 )
+from demo.sites import LocalSite, NamedSites, SiteError
 
 UI_TIMEOUT_MS = 30_000  # the extension's pages, waiting for the host
 
@@ -71,6 +72,21 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSite]:
     root = tmp_path_factory.mktemp("site")
     write_site(root)
     served = LocalSite(root)
+    yield served
+    served.close()
+
+
+@pytest.fixture(scope="session")
+def named_sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamedSites]:
+    """The capture pages under real host names over HTTPS (capture_pages.py); browsers
+    reach them with `named_sites.chromium_args()`."""
+    root = tmp_path_factory.mktemp("named")
+    write_named_sites(root / "www")
+    try:
+        served = NamedSites(root / "www", root / "tls")
+    except SiteError as exc:
+        missing(str(exc))
+        raise
     yield served
     served.close()
 

@@ -67,6 +67,20 @@ def test_hello_reply(start):
     assert other["ok"] is False and other["error"]["code"] == "bad_request"
 
 
+def test_list_profiles_answers_before_hello_and_page_info_after(start):
+    h = start()
+    # The extension asks which stores exist before it says which profile it is.
+    r = h.ok("list_profiles")
+    assert r["profiles"] == [] and r["forced_data_dir"] == str(h.data_dir)
+    assert not (h.data_dir / "rewind.db").exists(), "list_profiles created a store"
+    r = h.hello()
+    assert r["capture"]["max_passages_per_page"] == 30
+    assert h.ok("page_info", url=page(1)["url"])["page"] is None
+    h.ok("index_page", page=page(1, "hnsw"))
+    info = h.ok("page_info", url=page(1)["url"] + "#frag")["page"]
+    assert info["url"] == page(1)["url"] and info["visit_count"] == 1
+
+
 def test_requests_before_hello_are_refused(start):
     h = start()
     r = h.call("stats")
@@ -498,3 +512,18 @@ def test_rewind_send_raw_reproduces_a_bad_frame(tmp_path):
     assert r.returncode == 1
     codes = [json.loads(line)["error"]["code"] for line in r.stdout.splitlines()]
     assert codes == ["bad_json", "bad_frame"]
+
+
+def test_the_index_page_fault_point_kills_the_host_for_one_page_only(tmp_path, monkeypatch):
+    """The browser test's crashing page: REWIND_FAULT=index_page with a URL match."""
+    monkeypatch.setenv("REWIND_FAULT", "index_page")
+    monkeypatch.setenv("REWIND_FAULT_MATCH", "crash-me")
+    h = HostProcess(tmp_path)
+    try:
+        h.hello()
+        assert h.ok("index_page", page=page(1, "fine"))["result"]["status"] == "new"
+        h.send("index_page", page={**page(2), "url": "https://a.example/crash-me"})
+        code, _ = h.wait_exit()
+        assert code == -9
+    finally:
+        h.stop()

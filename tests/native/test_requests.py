@@ -49,6 +49,15 @@ def test_defaults_are_filled_in():
     assert parse({"id": 1, "type": "list_pages"}).args == {"offset": 0, "limit": 50}
 
 
+def test_a_page_may_send_exactly_the_passages_and_characters_the_extension_cuts_to():
+    """One number each, from Settings: what hello's `capture` tells the extension to cut to
+    is accepted by index_page (the title passage counts among the passages)."""
+    passages = [{"text": "w" * S.max_passage_chars}] * S.max_passages_per_page
+    page = {"url": "https://a.b/", "passages": passages}
+    req = parse({"id": 1, "type": "index_page", "page": page})
+    assert len(req.args["page"]["passages"]) == S.max_passages_per_page
+
+
 def test_integral_float_is_an_integer():
     assert parse({"id": 1, "type": "list_pages", "limit": 10.0}).args["limit"] == 10
 
@@ -122,6 +131,18 @@ def test_integral_float_is_an_integer():
             Code.BAD_REQUEST,
             "dwell_s",
         ),
+        (
+            {
+                "id": 1,
+                "type": "index_page",
+                "page": {"url": "u", "passages": [{"text": "t"}] * (S.max_passages_per_page + 1)},
+            },
+            Code.BAD_REQUEST,
+            f"at most {S.max_passages_per_page} allowed",
+        ),
+        ({"id": 1, "type": "page_info"}, Code.BAD_REQUEST, "url: missing"),
+        ({"id": 1, "type": "page_info", "url": ""}, Code.BAD_REQUEST, "must not be empty"),
+        ({"id": 1, "type": "list_profiles", "root": "/etc"}, Code.BAD_REQUEST, "unknown field"),
         ({"id": 1, "type": "forget"}, Code.BAD_REQUEST, "exactly one"),
         ({"id": 1, "type": "forget", "url": "u", "domain": "d"}, Code.BAD_REQUEST, "exactly one"),
         ({"id": 1, "type": "clear"}, Code.BAD_REQUEST, "confirm: missing"),

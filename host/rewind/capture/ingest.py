@@ -101,11 +101,11 @@ def prepare(page: PageInput, settings: Settings, *, max_tokens: int = 256,
 
     passages: list[PassageRecord] = []
     if page.passages is not None:
-        if len(page.passages) > settings.max_passages_per_page + 1:  # + the title passage
+        if len(page.passages) > settings.max_passages_per_page:  # the title passage included
             raise RewindError(
                 Code.TOO_LARGE,
                 f"{len(page.passages)} passages; a page may send at most "
-                f"{settings.max_passages_per_page}.")
+                f"{settings.max_passages_per_page}, its title included.")
         offset = 0
         for i, p in enumerate(page.passages):
             text = _clean(p.text)[: settings.max_passage_chars]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__, config, profile_settings
+from .. import __version__, config, faults, profile_settings
 from ..config import Settings
 from ..errors import Code, RewindError
 from .framing import Id, encode
@@ -146,6 +146,14 @@ def hello(ctx: Ctx) -> Reply:
     }
 
 
+def list_profiles(ctx: Ctx) -> Reply:
+    from .. import profiles
+
+    forced = profiles.forced_data_dir(ctx.session.data_dir_override)
+    found = [] if forced else [p.to_dict() for p in profiles.list_profiles()]
+    return {"profiles": found, "forced_data_dir": str(forced) if forced else None}
+
+
 def cancel(ctx: Ctx) -> Reply:
     return {"found": ctx.cancel_request(ctx.args["target_id"])}
 
@@ -154,6 +162,7 @@ def index_page(ctx: Ctx) -> Reply:
     from ..capture.ingest import PageInput, PassageInput
 
     p = ctx.args["page"]
+    faults.hit("index_page", p["url"])
     passages = None
     if p["passages"] is not None:
         passages = [PassageInput(x["text"], x["position"], x["quality"]) for x in p["passages"]]
@@ -267,6 +276,10 @@ def stats(ctx: Ctx) -> Reply:
     return {"stats": ctx.engine.stats()}
 
 
+def page_info(ctx: Ctx) -> Reply:
+    return {"page": ctx.engine.page_info(ctx.args["url"])}
+
+
 def list_pages(ctx: Ctx) -> Reply:
     offset, limit = ctx.args["offset"], ctx.args["limit"]
     pages = ctx.engine.list_pages(offset, limit + 1)  # one more tells whether more follow
@@ -343,6 +356,7 @@ def set_settings(ctx: Ctx) -> Reply:
 HANDLERS: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
+    "list_profiles": Handler(list_profiles, "inline", needs_engine=False),
     "index_page": Handler(index_page, "write"),
     "record_visit": Handler(record_visit, "write"),
     "forget": Handler(forget, "write"),
@@ -350,6 +364,7 @@ HANDLERS: dict[str, Handler] = {
     "set_settings": Handler(set_settings, "write"),
     "search": Handler(search, "read"),
     "stats": Handler(stats, "read"),
+    "page_info": Handler(page_info, "read"),
     "list_pages": Handler(list_pages, "read"),
     "get_settings": Handler(get_settings, "read"),
     "export": Handler(export, "slow"),

@@ -146,6 +146,8 @@ def schemas(s: Settings) -> dict[str, Obj]:
             }
         ),
         "stats": Obj({}),
+        "list_profiles": Obj({}),
+        "page_info": Obj({"url": F(Str(s.max_url_chars, min_chars=1), required=True)}),
         "list_pages": Obj(
             {
                 "offset": F(Int(0, MAX_SAFE_INT), default=0),

@@ -1,0 +1,111 @@
+/**
+ * The two long-lived ports the extension's pages open: "ask" and "export".
+ *
+ * Job: "ask" streams an answer's chunks back to the side panel (and sends `cancel` when
+ * the page stops or goes away), optionally with the current tab's text as context;
+ * "export" streams the host's export frames to the options page without holding them.
+ * Never: send a tab's text the rules refuse, or keep frames in the worker.
+ */
+
+import { Code, RewindError, toErrorValue } from "../lib/errors.js";
+import { pageKey } from "../lib/rules.js";
+import { extractTab } from "./extractor.js";
+import { refusal } from "./gate.js";
+import { frontTab } from "./handlers/status.js";
+import { getSettings } from "./storage.js";
+
+const MAX_TAB_TEXT = 60_000; // current-tab context for ask, in characters
+
+/** @typedef {import("./dispatch.js").Deps} Deps */
+
+/**
+ * The current tab's text for ask, if the rules allow it.
+ * @returns {Promise<{page_text: string, page_url: string, page_title: string}|null>}
+ */
+async function tabContext() {
+  const tab = await frontTab();
+  if (!tab?.id || !tab.url) return null;
+  if (await refusal(tab.url, { incognito: tab.incognito, ignorePause: true })) return null;
+  const page = await extractTab(tab.id, { redact: (await getSettings()).redact });
+  if (page.refused) return null;
+  const text = page.passages.map((p) => p.text).join("\n\n").slice(0, MAX_TAB_TEXT);
+  return text ? { page_text: text, page_url: pageKey(page.url), page_title: page.title } : null;
+}
+
+/** @param {Deps} deps @param {chrome.runtime.Port} port */
+export function askPort(deps, port) {
+  const { native } = deps;
+  /** @type {string|null} */
+  let requestId = null;
+  let open = true;
+  const post = (/** @type {object} */ m) => {
+    if (!open) return;
+    try {
+      port.postMessage(m);
+    } catch {
+      open = false;
+    }
+  };
+  port.onDisconnect.addListener(() => {
+    open = false;
+    if (requestId) native.cancel(requestId);
+  });
+  port.onMessage.addListener(async (msg) => {
+    try {
+      if (msg?.type === "stop") {
+        if (requestId) native.cancel(requestId);
+        return;
+      }
+      if (msg?.type !== "ask") return;
+      const question = String(msg.question ?? "").trim();
+      if (!question) throw new RewindError(Code.BAD_REQUEST, "Type a question first.");
+      /** @type {Record<string, unknown>} */
+      const fields = { question };
+      if (msg.include_tab) {
+        const ctx = await tabContext().catch(() => null);
+        if (ctx) Object.assign(fields, ctx);
+        post({ type: "context", used_tab: Boolean(ctx), title: ctx?.page_title ?? "" });
+      }
+      const reply = await native.request("ask", fields, {
+        onId: (id) => {
+          requestId = id;
+        },
+        onFrame: (frame) => {
+          if (typeof frame.chunk === "string") post({ type: "chunk", text: frame.chunk });
+          else post({ type: "frame", frame });
+        },
+      });
+      requestId = null;
+      post({ type: "done", reply });
+    } catch (err) {
+      requestId = null;
+      post({ type: "error", error: toErrorValue(err) });
+    }
+  });
+}
+
+/** @param {Deps} deps @param {chrome.runtime.Port} port */
+export function exportPort(deps, port) {
+  let open = true;
+  port.onDisconnect.addListener(() => {
+    open = false;
+  });
+  port.onMessage.addListener(async (msg) => {
+    if (msg?.type !== "start") return;
+    try {
+      const reply = await deps.native.request(
+        "export",
+        {},
+        {
+          accumulate: false, // frames go straight to the page: the worker holds none
+          onFrame: (frame) => {
+            if (open) port.postMessage({ type: "frame", frame });
+          },
+        },
+      );
+      if (open) port.postMessage({ type: "done", frame: reply });
+    } catch (err) {
+      if (open) port.postMessage({ type: "error", error: toErrorValue(err) });
+    }
+  });
+}
