@@ -142,6 +142,11 @@ function hostField(f) {
 /** @param {any} reply get_settings' answer */
 function renderHost(reply) {
   state.hostGroups = hostSettingGroups(reply);
+  if (!state.hostGroups.length) {
+    $("host-settings").replaceChildren(h("p", { class: "muted",
+      text: "This helper does not describe its settings: update it with python3 build.py install." }));
+    return;
+  }
   const [first, ...rest] = state.hostGroups;
   $("host-settings").replaceChildren(
     ...(first ? [h("h3", { text: first.title }), ...first.fields.map(hostField)] : []),

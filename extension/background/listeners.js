@@ -11,6 +11,7 @@
 
 import { HOST_NAME, PROTOCOL_VERSION } from "../lib/settings.js";
 import { createDispatcher } from "./dispatch.js";
+import { sendRules } from "./handlers/recording.js";
 import { extractTab } from "./extractor.js";
 import { Indexer, QUEUE_ALARM } from "./indexer.js";
 import { NativeClient } from "./native.js";
@@ -71,6 +72,7 @@ const native = new NativeClient({
     chrome.storage.session.set({ host: info }).catch(() => {});
     if (info.state === "connected") {
       rememberCaptureLimits(/** @type {any} */ (info.hello)?.capture).catch(() => {});
+      getSettings().then((s) => sendRules(native, s)).catch(() => {});
       indexer.hostBack().catch((err) => console.error("rewind: resuming the queue failed", err));
     }
   },

@@ -83,3 +83,20 @@ export function pageKey(url) {
   const i = url.indexOf("#");
   return i === -1 ? url : url.slice(0, i);
 }
+
+/**
+ * The person's rules as the host keeps them (`set_rules`, PROTOCOL.md): the host screens
+ * every page from any way in (the CLI too) against them, and masks as the person chose.
+ * @param {import("./settings.js").LocalSettings} s
+ */
+export function hostRules(s) {
+  return {
+    rules: {
+      disabled_categories: s.disabledCategories,
+      always_record: s.alwaysRecord,
+      paused_sites: s.pausedSites,
+      blocklist: s.blocklist,
+    },
+    redact: s.redact,
+  };
+}

@@ -3,11 +3,10 @@
  *
  * Job: turn `{settings, defaults, schema}` (schema: name -> {type: "int"|"float"|"bool"|
  * "choice", min, max, choices, doc, group}) into groups of field descriptions the options
- * page renders, and read an edited value back into the type the host expects. A host
- * whose reply has no schema yet gets today's hand-written labels (LEGACY), kept only for
- * that case.
+ * page renders, and read an edited value back into the type the host expects. The
+ * settings are defined once, in the host's Settings: nothing about them is written here.
  * Never: touch the DOM or `chrome.*` (node tests import it), or offer a setting the host
- * did not report.
+ * did not describe.
  */
 
 /**
@@ -18,25 +17,7 @@
  * @typedef {{group: string, title: string, fields: Field[]}} Group
  */
 
-/** Labels and bounds for hosts that send no schema (host 0.2.0). */
-const LEGACY = /** @type {Record<string, FieldSchema>} */ ({
-  fusion: { type: "choice", choices: ["adaptive", "rrf"], doc: "How meaning and words are combined", group: "search" },
-  rrf_alpha: { type: "float", min: 0, max: 1, doc: "Weight of meaning over exact words (alpha)", group: "search" },
-  mmr_lambda: { type: "float", min: 0, max: 1, doc: "Relevance over variety (MMR lambda)", group: "search" },
-  max_pages_per_domain: { type: "int", min: 1, max: 100, doc: "Pages per site before others come first", group: "search" },
-  rrf_k: { type: "int", min: 1, max: 1000, doc: "RRF k", group: "search" },
-  multi_passage_bonus: { type: "float", min: 0, max: 1, doc: "Bonus for several matching passages", group: "search" },
-  default_limit: { type: "int", min: 1, max: 100, doc: "Results when none is asked for", group: "search" },
-  answer_token_budget: {
-    type: "int", min: 50, max: 32768, group: "answers",
-    doc: "Text of your pages given to the answering model (tokens; more: better answers, slower start)",
-  },
-  answer_max_tokens: { type: "int", min: 16, max: 2048, doc: "Longest answer (tokens)", group: "answers" },
-  answer_facets: { type: "bool", doc: "Split a complex question into parts first (best with a larger model)", group: "answers" },
-  facet_count: { type: "int", min: 1, max: 8, doc: "Parts at most, the question included", group: "answers" },
-});
-
-const GROUP_ORDER = ["search", "answers"];
+const GROUP_ORDER = ["search", "answers", "capture"];
 const TYPES = new Set(["int", "float", "bool", "choice"]);
 
 /** @param {string} g */
@@ -52,13 +33,6 @@ function stepOf(f) {
   return Number.isFinite(span) && span > 0 && span <= 10 ? 0.01 : "any";
 }
 
-/** A schema entry for a value with no schema (typeof decides; no bounds). @param {unknown} v @returns {FieldSchema|null} */
-function guess(v) {
-  if (typeof v === "boolean") return { type: "bool" };
-  if (typeof v === "number") return { type: Number.isInteger(v) ? "int" : "float" };
-  return null;
-}
-
 /**
  * Groups of fields for the host settings in `reply` (get_settings' answer).
  * @param {{settings?: Record<string, unknown>, defaults?: Record<string, unknown>,
@@ -68,16 +42,15 @@ function guess(v) {
 export function hostSettingGroups(reply) {
   const values = reply.settings ?? {};
   const defaults = reply.defaults ?? {};
-  const schema = reply.schema && typeof reply.schema === "object" ? reply.schema : null;
+  const schema = reply.schema && typeof reply.schema === "object" ? reply.schema : {};
   /** @type {Map<string, Field[]>} */
   const groups = new Map();
-  const names = schema ? Object.keys(schema) : Object.keys(values);
-  for (const name of names) {
+  for (const name of Object.keys(schema)) {
     if (!(name in values)) continue; // described but not reported: nothing to edit
-    const f = schema ? schema[name] : (LEGACY[name] ?? guess(values[name]));
+    const f = schema[name];
     if (!f || !TYPES.has(f.type)) continue; // a kind this page cannot edit
     if (f.type === "choice" && !Array.isArray(f.choices)) continue;
-    const group = String(f.group ?? (schema ? "" : "more"));
+    const group = String(f.group ?? "");
     /** @type {Field} */
     const field = {
       name,

@@ -67,3 +67,15 @@ test("pageKey drops the fragment only; siteOfUrl gives the host", () => {
   assert.equal(siteOfUrl("chrome://settings"), "");
   assert.equal(siteOfUrl("not a url"), "");
 });
+
+test("the host gets the person's rules under the names set_rules takes", async () => {
+  const { hostRules } = await import("../lib/rules.js");
+  const { normalizeSettings } = await import("../lib/settings.js");
+  const s = normalizeSettings({ blocklist: ["intranet"], pausedSites: ["news.example"],
+    alwaysRecord: ["a.example"], disabledCategories: ["search"], redact: false });
+  assert.deepEqual(hostRules(s), {
+    rules: { disabled_categories: ["search"], always_record: ["a.example"],
+      paused_sites: ["news.example"], blocklist: ["intranet"] },
+    redact: false,
+  });
+});

@@ -41,14 +41,8 @@ test("fields are drawn from the schema: its groups (search, answers first), type
   assert.ok(!all.includes("not_reported") && !all.includes("weird"));
 });
 
-test("without a schema (an older host), today's labels are used", () => {
-  const groups = hostSettingGroups({ settings: { rrf_alpha: 0.7, answer_facets: false, mystery: 2 }, defaults: {} });
-  const byName = Object.fromEntries(groups.flatMap((g) => g.fields.map((f) => [f.name, f])));
-  assert.equal(byName.rrf_alpha.label, "Weight of meaning over exact words (alpha)");
-  assert.equal(byName.rrf_alpha.max, 1);
-  assert.equal(byName.answer_facets.type, "bool");
-  assert.equal(byName.mystery.type, "int", "unknown numbers still editable, under More");
-  assert.equal(groups.find((g) => g.fields.includes(byName.mystery))?.title, "More");
+test("without a schema nothing is offered: the settings are defined in the host only", () => {
+  assert.deepEqual(hostSettingGroups({ settings: { rrf_alpha: 0.7 }, defaults: {} }), []);
 });
 
 test("readField checks what was typed against the field", () => {

@@ -56,6 +56,12 @@ class Settings:
     max_title_chars: int = knob(1000, "a longer title is cut here")
     max_url_chars: int = knob(8192, "longer URLs are refused")
 
+    # --- capture gate (capture/gate.py): every page, whoever sends it. (Masking personal
+    #     data is the person's recording choice: the extension keeps it, set_rules tells us.)
+    content_check: bool = knob(
+        True, "refuse pages whose own text looks like an account page (an inbox, a statement)",
+        user=True, group="capture")
+
     # --- embedding ---
     default_embedding_model: str = knob("all-minilm-l6-v2-int8", "a new store's model")
     embed_batch_size: int = knob(16, "passages embedded per ONNX run")

@@ -21,6 +21,7 @@ import filelock
 
 from . import config, faults
 from .capture import urls
+from .capture.gate import Gate, save_choices
 from .capture.ingest import IndexResult, PageInput, prepare
 from .config import Settings
 from .errors import Code, RewindError
@@ -81,6 +82,7 @@ class Rewind:
         self._embedder_problem: str | None = None
         self._embedder_tried = False
         self._vectors: VectorIndex | None = None
+        self._gate: Gate | None = None
         if not readonly:
             self._recover()
 
@@ -183,12 +185,37 @@ class Rewind:
 
     # ---- writes ---------------------------------------------------------------------------
 
+    def gate(self) -> Gate:
+        """The capture gate of this profile: its rules and (per the settings) the check."""
+        with self._thread_lock:
+            want_check = self.settings.content_check
+            if self._gate is None or (self._gate.check is not None) != want_check:
+                emb = self.embedder()
+                self._gate = Gate.open(self.data_dir, emb.embed_documents if emb else None,
+                                       want_check)
+            return self._gate
+
+    def set_rules(self, rules: dict, redact: bool | None = None) -> None:
+        """Keep the person's own recording rules and masking choice (as the extension has
+        them) for this profile: every page from any source is screened against them.
+        ValueError: bad rules, and nothing changed."""
+        with self._thread_lock:
+            save_choices(self.data_dir, rules, redact)
+            self._gate = None
+
     def index_page(self, page: PageInput) -> IndexResult:
-        """Add or update a page; the same content twice changes nothing."""
+        """Add or update a page; the same content twice changes nothing. A page the gate
+        refuses (the person's rules, the sensitive-page policy, its own text) leaves
+        nothing behind: the result says why."""
         emb = self.embedder()
-        prep = prepare(page, self.settings,
+        gate = self.gate()
+        prep = prepare(page, self.settings, mask=gate.redact,
                        max_tokens=emb.max_tokens if emb else 256,
                        **({"count_tokens": emb.count_tokens} if emb else {}))
+        verdict = gate.screen_url(prep.url) or gate.screen_text(
+            prep.url, prep.title, [p.text for p in prep.passages if not p.is_title])
+        if verdict is not None:
+            return IndexResult(prep.url, None, "skipped", 0, False, verdict.to_dict())
         reader = self._writer
         existing = reader.page_by_url(prep.url)
         if existing and existing.content_hash == prep.content_hash:

@@ -12,6 +12,8 @@ reaches the host.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -122,3 +124,24 @@ def test_a_site_paused_while_its_page_waits_in_the_queue_never_reaches_the_host(
     assert browser.queue()["failed"] == [] and browser.queue()["dropped"] == 0, \
         "dropped on purpose, not lost"
     browser.evaluate("s => globalThis.__rewind.action('resume_site', {site: s})", "fieldnotes.org")
+
+
+def test_the_persons_rules_reach_the_host_and_bind_every_way_in(browser, tmp_path):
+    """An exclusion set in the extension is kept by the host (set_rules), so a page that
+    comes another way — `rewind index` on the same profile — is refused too."""
+    browser.settings(blocklist=["secret-folder"], redact=True)
+    rules = browser.data_dir / "capture_rules.json"
+    wait_until(lambda: rules.exists() and "secret-folder" in rules.read_text(), 15,
+               "the host to keep the person's rules")
+    notes = tmp_path / "secret-folder"
+    notes.mkdir()
+    (notes / "plan.md").write_text("# Plan\n\nThe plan for next year has three parts, each "
+                                   "with its own budget, owner and deadline in spring.")
+    out = subprocess.run(
+        [sys.executable, "-m", "rewind", "--data-dir", str(browser.data_dir), "index",
+         str(notes), "--base-url", "https://docs.example/secret-folder/", "-v"],
+        capture_output=True, text=True, timeout=300)
+    assert "skipped" in out.stdout + out.stderr, out
+    assert not any("docs.example" in u for u in browser.store_urls())
+    browser.settings(blocklist=[])
+    wait_until(lambda: "secret-folder" not in rules.read_text(), 15, "the rule to be lifted")

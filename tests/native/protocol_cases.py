@@ -75,6 +75,8 @@ VALID = {
     "cancel": {"target_id": 4},
     "build_context": {"query": "q", "raw_context": "r", "token_budget": 800},
     "stats": {},
+    "set_rules": {"rules": {"blocklist": ["intranet"], "always_record": ["a.example"]},
+                  "redact": True},
     "list_profiles": {},
     "page_info": {"url": "https://example.org/a"},
     "list_pages": {"offset": 0, "limit": 20},

@@ -5,12 +5,13 @@
  * extension's own settings, pause or resume everything or a site, always record a site
  * (over the built-in patterns and page signals, never over incognito: the rules see to
  * that), retry failed pages. After each change the dwell tracker re-reads what is in front.
- * Never: keep a site both paused and always recorded (the last choice wins), or touch the
- * host (these settings live in chrome.storage).
+ * Never: keep a site both paused and always recorded (the last choice wins). The settings
+ * live in chrome.storage; the host gets a copy of the rules (`set_rules`) to screen pages
+ * that come another way.
  */
 
 import { Code, RewindError } from "../../lib/errors.js";
-import { hostMatches } from "../../lib/rules.js";
+import { hostMatches, hostRules } from "../../lib/rules.js";
 import { clearVerdicts } from "../pages.js";
 import { getSettings, patchSettings } from "../storage.js";
 
@@ -32,7 +33,21 @@ function without(list, site) {
 async function change(deps, patch) {
   const settings = await patchSettings(patch);
   await deps.tracker.refresh();
+  await sendRules(deps.native, settings);
   return { settings };
+}
+
+/**
+ * Tell the host the rules as they are now (when it is connected; the next hello sends
+ * them otherwise). A host that refuses them does not undo the person's change.
+ * @param {import("../native.js").NativeClient} native
+ * @param {import("../../lib/settings.js").LocalSettings} settings
+ */
+export async function sendRules(native, settings) {
+  if (native.info.state !== "connected") return;
+  await native.request("set_rules", hostRules(settings)).catch((err) => {
+    console.warn("rewind: the host did not take the recording rules", err);
+  });
 }
 
 export async function getLocalSettings() {

@@ -23,10 +23,11 @@ import numpy as np
 
 from .policy import Policy, Rules, Verdict, classify_url, load_policy
 from .sensitive import ContentCheck
+from .weburl import host_matches, parse_web_url
 
 log = logging.getLogger("rewind.capture")
 
-RULES_FILE = "capture_rules.json"  # the person's own rules, as the extension last sent them
+RULES_FILE = "capture_rules.json"  # the person's rules and masking choice (set_rules)
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 
@@ -37,45 +38,66 @@ def policy() -> Policy:
     return load_policy()
 
 
-def load_rules(data_dir: Path) -> Rules:
-    """The person's rules saved for this profile; none (or a damaged file: logged) → the
-    built-in policy alone, which is the safe side."""
+@dataclass(frozen=True)
+class PersonsChoices:
+    """What the person decided about recording, as the extension last sent it."""
+
+    rules: Rules
+    redact: bool = True  # mask personal data (on unless the person switched it off)
+
+
+def load_choices(data_dir: Path) -> PersonsChoices:
+    """The person's choices saved for this profile; none (or a damaged file: logged) → the
+    built-in policy alone and masking on, which is the safe side."""
     path = data_dir / RULES_FILE
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        return Rules.from_dict(policy(), raw)
+        rules = Rules.from_dict(policy(), raw["rules"])
+        return PersonsChoices(rules, raw.get("redact") is not False)
     except FileNotFoundError:
-        return Rules(policy())
-    except (OSError, ValueError) as exc:
+        return PersonsChoices(Rules(policy()))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         log.warning("ignoring %s: %s", path, exc)
-        return Rules(policy())
+        return PersonsChoices(Rules(policy()))
 
 
-def save_rules(data_dir: Path, raw: dict) -> Rules:
-    """Check the person's rules (ValueError naming the bad field) and keep them."""
-    rules = Rules.from_dict(policy(), raw)
+def save_choices(data_dir: Path, rules: dict, redact: bool | None) -> PersonsChoices:
+    """Check the person's rules (ValueError naming the bad field) and keep them, with
+    their masking choice (None: unchanged)."""
+    checked = Rules.from_dict(policy(), rules)
+    if redact is None:
+        redact = load_choices(data_dir).redact
     path = data_dir / RULES_FILE
     tmp = path.with_suffix(".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(raw, fh, indent=1, sort_keys=True)
+        json.dump({"rules": rules, "redact": redact}, fh, indent=1, sort_keys=True)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-    return rules
+    return PersonsChoices(checked, redact)
 
 
 @dataclass
 class Gate:
     rules: Rules
+    redact: bool  # mask personal data in what is stored
     check: ContentCheck | None  # None: the person switched the content check off
 
     @classmethod
     def open(cls, data_dir: Path, embed: Embed | None, content_check: bool) -> Gate:
-        return cls(load_rules(data_dir),
+        choices = load_choices(data_dir)
+        return cls(choices.rules, choices.redact,
                    ContentCheck(embed, policy=policy()) if content_check else None)
 
     def screen_url(self, url: str) -> Verdict | None:
         return classify_url(url, self.rules)
 
-    def screen_text(self, title: str, passages: Sequence[str]) -> Verdict | None:
-        return self.check.check(title, passages) if self.check is not None else None
+    def screen_text(self, url: str, title: str, passages: Sequence[str]) -> Verdict | None:
+        """The content check, unless the person said to always record this page's site
+        (their word wins over the built-in judgement, as it does over the categories)."""
+        if self.check is None:
+            return None
+        u = parse_web_url(url)
+        if u is not None and any(host_matches(u.hostname, s) for s in self.rules.always_record):
+            return None
+        return self.check.check(title, passages)

@@ -2,12 +2,16 @@
 
 Pages from the browser come with passages; files and `ingest()` calls come as
 text and are chunked here. Everything is bounded (URL, title, passage count and
-length, document size) and hashed, so the same content twice is recognised.
-This module must never write: the engine embeds and stores what it returns.
+length, document size), personal data is masked (redact.py; `mask`, the person's
+choice, on by default, whatever the source: the extension masks before sending too)
+and the result is hashed, so the same content twice is recognised.
+This module must never write: the engine screens (gate.py), embeds and stores what
+it returns.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import re
@@ -20,6 +24,7 @@ from ..index.records import PassageRecord
 from . import urls
 from .chunker import approx_tokens, chunk_blocks
 from .extract import Document, text_document
+from .redact import redact
 
 
 @dataclass
@@ -45,13 +50,15 @@ class PageInput:
 @dataclass
 class IndexResult:
     url: str
-    page_id: int
-    status: str  # new | updated | unchanged | visit
+    page_id: int | None  # None when skipped
+    status: str  # new | updated | unchanged | visit | skipped
     passages: int
     embedded: bool
+    skipped: dict[str, str] | None = None  # why (gate.py's Verdict: category, label, why)
 
     def to_dict(self) -> dict:
-        return self.__dict__.copy()
+        out = {k: v for k, v in self.__dict__.items() if k != "skipped"}
+        return {**out, **(self.skipped or {})}
 
 
 @dataclass
@@ -70,9 +77,10 @@ class Prepared:
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
-def _clean(text: str) -> str:
+def _clean(text: str, mask: bool = False) -> str:
     # Lone surrogates cannot be stored as UTF-8; control characters have no business in text.
-    return _CONTROLS.sub(" ", text).encode("utf-8", "replace").decode("utf-8").strip()
+    text = _CONTROLS.sub(" ", text).encode("utf-8", "replace").decode("utf-8").strip()
+    return redact(text).text if mask else text
 
 
 def _number(value: object, name: str, *, minimum: float = 0.0) -> float:
@@ -92,10 +100,10 @@ def content_hash(title: str, passages: list[PassageRecord]) -> str:
 
 
 def prepare(page: PageInput, settings: Settings, *, max_tokens: int = 256,
-            count_tokens=approx_tokens) -> Prepared:
+            count_tokens=approx_tokens, mask: bool = True) -> Prepared:
     """Check and normalise `page`; chunk its text if it has no passages yet."""
     url = urls.normalize(page.url, settings.max_url_chars)
-    title = _clean(page.title or "")[: settings.max_title_chars]
+    title = _clean(page.title or "", mask)[: settings.max_title_chars]
     visited = time.time() if page.visited_at is None else _number(page.visited_at, "visited_at")
     dwell = _number(page.dwell_s or 0.0, "dwell_s")
 
@@ -108,7 +116,7 @@ def prepare(page: PageInput, settings: Settings, *, max_tokens: int = 256,
                 f"{settings.max_passages_per_page}, its title included.")
         offset = 0
         for i, p in enumerate(page.passages):
-            text = _clean(p.text)[: settings.max_passage_chars]
+            text = _clean(p.text, mask)[: settings.max_passage_chars]
             if not text:
                 continue
             q = min(1.0, max(0.0, _number(p.quality, "quality")))
@@ -126,9 +134,12 @@ def prepare(page: PageInput, settings: Settings, *, max_tokens: int = 256,
                     f"The text is over {settings.max_document_bytes / 1e6:.0f} MB.",
                     "Split it into smaller documents.")
             doc = text_document(_clean(page.text), title)
-        title = title or _clean(doc.title)[: settings.max_title_chars]
+        title = title or _clean(doc.title, mask)[: settings.max_title_chars]
+        blocks = doc.blocks
+        if mask:  # before chunking, so the passages' spans are spans of the masked text
+            blocks = [dataclasses.replace(b, text=redact(b.text).text) for b in blocks]
         _page_text, chunks = chunk_blocks(
-            doc.blocks, settings, max_tokens=max_tokens, count_tokens=count_tokens,
+            blocks, settings, max_tokens=max_tokens, count_tokens=count_tokens,
             max_passages=settings.max_passages_per_document)
         if title:
             passages.append(PassageRecord(title, -1, (0, 0), 0.6, True))

@@ -64,7 +64,10 @@ def cmd_index(args: argparse.Namespace) -> int:
                     url=url, title=doc.title, document=doc,
                     visited_at=path.stat().st_mtime, source="file"))
                 counts[result.status] = counts.get(result.status, 0) + 1
-                if args.verbose:
+                if result.skipped:  # the capture gate: say why, whatever the verbosity
+                    print(f"not recorded: {result.url}: {result.skipped['why']}",
+                          file=sys.stderr)
+                elif args.verbose:
                     print(f"{result.status:9} {result.passages:3} passages  {result.url}")
             except RewindError as exc:
                 if exc.code in (Code.STORE_LOCKED, Code.DISK_FULL, Code.STORE_CORRUPT):

@@ -353,6 +353,17 @@ def set_settings(ctx: Ctx) -> Reply:
     return get_settings(ctx)
 
 
+def set_rules(ctx: Ctx) -> Reply:
+    """The person's own recording rules, from the extension: kept for the profile so that
+    every way in (the CLI too) obeys them; `redact` is their choice of masking."""
+    try:
+        ctx.engine.set_rules(ctx.args["rules"], ctx.args["redact"])
+    except ValueError as exc:
+        raise RewindError(Code.BAD_REQUEST, str(exc),
+                          "See PROTOCOL.md, set_rules, for the fields.") from None
+    return {"rules": ctx.args["rules"], "redact": ctx.engine.gate().redact}
+
+
 HANDLERS: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
@@ -362,6 +373,7 @@ HANDLERS: dict[str, Handler] = {
     "forget": Handler(forget, "write"),
     "clear": Handler(clear, "write"),
     "set_settings": Handler(set_settings, "write"),
+    "set_rules": Handler(set_rules, "write"),
     "search": Handler(search, "read"),
     "stats": Handler(stats, "read"),
     "page_info": Handler(page_info, "read"),

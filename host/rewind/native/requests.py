@@ -35,6 +35,8 @@ from .schema import (
 )
 
 PROTOCOL_VERSION = 1
+# The person's own recording rules, as set_rules carries them (capture/policy.py's Rules).
+RULE_KEYS = ("disabled_categories", "always_record", "paused_sites", "blocklist")
 
 MODES = ("hybrid", "semantic", "keyword")
 _EPOCH = Num(0, 1e11)  # seconds since 1970; up to the year 5138
@@ -166,6 +168,13 @@ def schemas(s: Settings) -> dict[str, Obj]:
         ),
         "clear": Obj({"confirm": F(Bool(must_be=True), required=True)}),
         "get_settings": Obj({}),
+        "set_rules": Obj(
+            {
+                "rules": F(Obj({key: F(List(Str(300), 500), default=[])
+                                for key in RULE_KEYS}), required=True),
+                "redact": F(Bool(), nullable=True),
+            }
+        ),
         "set_settings": Obj({"settings": F(settings_schema(), required=True)}),
     }
 
