@@ -286,3 +286,28 @@ def test_report_rows_count_what_they_say():
     a = relevance.ask_row("x", rows, "llm")
     assert a[2] == "0.50 (1/2)" and a[4] == "1.00 (1/1)"
     assert a[5] == "0.50 / 0.50 (4)" and a[6] == "500 / 500"
+
+
+def test_gate_signals_auc_and_it_never_reads_held_out_rows(tmp_path: Path):
+    from bench import gate_signals
+
+    assert gate_signals.auc([3, 4], [1, 2]) == 1.0
+    assert gate_signals.auc([1], [2]) == 0.0
+    assert gate_signals.auc([1, 2], [2, 0]) == 0.625  # ties count half
+    with pytest.raises(ValueError):
+        gate_signals.auc([], [1])
+
+    def row(source: str, split: str, answerable: bool, x: float, said: bool) -> dict:
+        return {"source": source, "split": split, "kind": "question", "answerable": answerable,
+                "signals": {"x": x}, "llm": {"could_not_find": said}}  # fmt: skip
+
+    path = tmp_path / "signals.jsonl"
+    rows = [row("python-faq", "tune", True, 0.9, False),
+            row("python-faq", "tune", False, 0.2, True),
+            row("django-faq", "tune", False, 0.3, False),
+            row("wiki", "held-out", True, 0.0, True)]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tune = gate_signals.load_tune(path)
+    assert [r["source"] for r in tune] == ["python-faq", "python-faq", "django-faq"]
+    assert gate_signals.signal_rows(tune) == [["x", "1.000", "-", "1.000"]]
+    assert gate_signals.refusal_rows(tune) == [["llm", "3", "1.00 (1/1)", "0.50 (1/2)"]]
