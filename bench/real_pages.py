@@ -205,13 +205,34 @@ def file_pages(source: Source, cache: Path | None = None,
                        tuple(p.text for p in prep.passages if not p.is_title))
 
 
-def _extension_key() -> str:
-    h = hashlib.sha256()
-    for name in ("bench/browser_pages.mjs", "extension/content/chunker.js",
-                 "extension/content/extract.js", "extension/content/redact.js",
-                 "extension/package.json"):
+def _code_key(names: Sequence[str], extra: str = "") -> str:
+    """A short hash of the code that shapes the pages: a cached set is remade when it changes."""
+    h = hashlib.sha256(extra.encode())
+    for name in names:
         h.update((ROOT / name).read_bytes())
     return h.hexdigest()[:12]
+
+
+_EXTENSION_CODE = ("bench/browser_pages.mjs", "extension/content/chunker.js",
+                   "extension/content/extract.js", "extension/content/redact.js",
+                   "extension/package.json")
+_HOST_CODE = ("bench/real_pages.py", "host/rewind/capture/extract.py",
+              "host/rewind/capture/chunker.py", "host/rewind/capture/ingest.py",
+              "host/rewind/capture/redact.py", "host/rewind/config.py")
+
+
+def _cached(path: Path, make: Callable[[], Iterator[RealPage]]) -> list[RealPage]:
+    """The pages kept in `path` (JSON lines), made once."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".partial")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for p in make():
+                fh.write(json.dumps([p.id, p.title, p.passages], ensure_ascii=False) + "\n")
+        tmp.replace(path)
+    source, form = path.stem.split(".")[:2]
+    return [RealPage(source, form, i, t, tuple(ps)) for i, t, ps in
+            (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines())]
 
 
 def browser_pages(source: Source, cache: Path | None = None) -> list[RealPage]:
@@ -221,7 +242,7 @@ def browser_pages(source: Source, cache: Path | None = None) -> list[RealPage]:
 
     cache = Path(cache) if cache is not None else data.default_cache()
     root, files = html_files(source, cache)
-    out = cache / "browser-pages" / f"{source.name}-{_extension_key()}.jsonl"
+    out = cache / "browser-pages" / f"{source.name}-{_code_key(_EXTENSION_CODE)}.jsonl"
     if not out.exists():
         node = shutil.which("node")
         if node is None or not (ROOT / "extension" / "node_modules" / "linkedom").is_dir():
@@ -250,8 +271,10 @@ def browser_pages(source: Source, cache: Path | None = None) -> list[RealPage]:
 
 def load(name: str, form: str, cache: Path | None = None,
          count_tokens: Callable[[str], int] | None = None, max_tokens: int = 256,
-         ) -> list[RealPage]:
-    """The pages of one source in one form ("browser" or "file")."""
+         tokenizer: str = "approx") -> list[RealPage]:
+    """The pages of one source in one form ("browser" or "file"). File pages are chunked
+    with `count_tokens` (the embedder's, as `rewind index` does; `tokenizer` names it for the
+    cache) and kept in the cache."""
     source = SOURCES[name]
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}")
@@ -260,7 +283,10 @@ def load(name: str, form: str, cache: Path | None = None,
                 for p in _wiki(source, cache)]
     if form == "browser":
         return browser_pages(source, cache)
-    return list(file_pages(source, cache, count_tokens, max_tokens))
+    cache = Path(cache) if cache is not None else data.default_cache()
+    key = _code_key(_HOST_CODE, f"{tokenizer}:{max_tokens}")
+    return _cached(cache / "file-pages" / f"{name}.file.{key}.jsonl",
+                   lambda: file_pages(source, cache, count_tokens, max_tokens))
 
 
 def names(split: str | None = None) -> list[str]:

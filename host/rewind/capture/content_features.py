@@ -41,9 +41,10 @@ SHORT_LINE = 6  # words; a line this short is interface, a label or a heading
 _I = re.IGNORECASE
 _DIGIT = re.compile(r"\d")
 _PII_HINT = re.compile(r"\d[\d \-.()/+\u00a0\u202f]{4,}\d")  # where a number can be personal
-_MASKED = re.compile(
-    r"(?<![A-Za-z])(?:[•●*xX]{2,}[ -]?){1,3}\d{2,4}\b|\bend(?:ing|s)(?: in| with)? \d{4}\b"
-    r"|(?<![\\\w])[xX]\d{4}\b")
+# Masked account numbers: "••••4471", "XXX-XX-3390", "ending in 5521", "x9038".
+_MASK_RUN = re.compile(r"(?<![A-Za-z])(?:[•●*xX]{2,}[ -]?){1,3}\d{2,4}\b")
+_MASK_ENDING = re.compile(r"\bend(?:ing|s)(?: in| with)? \d{4}\b")
+_MASK_X = re.compile(r"[xX]\d{4}\b")  # not after a letter, digit or "\" (hex escapes)
 _MASKED_KEY = re.compile(r"\b[a-z]{2}-(?:[a-z]+-)?\.{3}[A-Za-z0-9]{4}\b")  # "sk-mw-...Q8aZ"
 _SECRET = re.compile(r"(?<![\w/.=-])[A-Za-z0-9_\-]{20,}(?![\w/.-])")
 # A line holding one code and nothing else: recovery codes, key ids.
@@ -75,8 +76,9 @@ _DATE = re.compile(
     r"|\b\d{4}-\d{2}-\d{2}\b|\b(?:today|yesterday)\b", _I)
 # A clock time, not a piece of a MAC or IPv6 address ("08:00:2b:01:02:03").
 _TIME = re.compile(r"(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?(?![\w:])", _I)
-# Account-interface phrases, matched in the lower-cased text (one leading \b: fast).
-_UI_PHRASES = re.compile(r"\b(?:" + "|".join((
+# Account-interface phrases, matched in the lower-cased text (the leading \b and the
+# lookahead on the first letters let most words fail at once: this runs on every page).
+_UI_PHRASES = re.compile(r"\b(?=[abcdelmnoprstwy])(?:" + "|".join((
     r"welcome(?: back)?,", r"last (?:sign[- ]?in|log[- ]?in|used|active|contacted)\b",
     r"signed in as\b", r"this device\b", r"current session\b", r"available (?:balance|credit)\b",
     r"(?:amount|balance|payment) due\b", r"due date\b", r"minimum payment\b", r"new balance\b",
@@ -89,10 +91,9 @@ _UI_PHRASES = re.compile(r"\b(?:" + "|".join((
 _GREETING = re.compile(
     r"(?:good (?:morning|afternoon|evening)|hello|hi|welcome),? [A-Z][a-z]+,?$", _I)
 _SENTENCE_END = ".!?:;)\"'”’"
-# Code: a call, an assignment or comparison, braces, a prompt, a shell line, markup.
 # Code: a call, an assignment or comparison, braces, a literal, a prompt, markup.
 _CODE_CHARS = ("(", "{", "}", ";", "=", "`", ">>>", "->", "::", "</", "'", '"')
-_CODE = re.compile(r"[A-Za-z_]\(|[{};`]|['\"]\d|[=!<>]=|->|=>|>>>|^\$ |</?[a-z]+>|::|\w=\w")
+_CODE = re.compile(r"[A-Za-z_]\(|[{}`]|;$|['\"]\d|[=!<>]=|->|=>|>>>|</?[a-z]+>|::|\w=\w")
 
 
 def _looks_secret(token: str) -> bool:
@@ -107,6 +108,26 @@ def _looks_secret(token: str) -> bool:
         if sum(c.isdigit() for c in part) >= 4 and sum(c.isalpha() for c in part) >= 4:
             return True
     return False
+
+
+def _masked_numbers(digit_lines: list[str], numeric: str) -> int:
+    runs = sum(len(_MASK_RUN.findall(ln)) for ln in digit_lines
+               if "•" in ln or "●" in ln or "**" in ln or "xx" in ln.lower())
+    xs = sum(1 for m in _MASK_X.finditer(numeric)
+             if m.start() == 0 or not (numeric[m.start() - 1].isalnum()
+                                       or numeric[m.start() - 1] in "\\_"))
+    return runs + xs + len(_MASK_ENDING.findall(numeric))
+
+
+def _secrets(digit_lines: list[str]) -> int:
+    """Secret-looking tokens outside URLs, and lines holding one code only."""
+    n = sum(1 for ln in digit_lines if _CODE_LINE.fullmatch(ln))
+    for ln in digit_lines:
+        if any(len(w) >= 20 for w in ln.split()):
+            urls = url_spans(ln)
+            n += sum(1 for m in _SECRET.finditer(ln) if _looks_secret(m.group(0))
+                     and not any(a <= m.start() < b for a, b in urls))
+    return n
 
 
 def _code(line: str) -> bool:
@@ -141,22 +162,19 @@ def passage_counts(text: str) -> np.ndarray:
     if any(w in low for w in _FIELD_WORDS):
         row[_AT["personal_fields"]] = len(_PERSONAL_FIELD.findall(text))
     digit_lines = [ln for ln in lines if _DIGIT.search(ln)]
-    pii_lines = [ln for ln in lines if "@" in ln or _PII_HINT.search(ln)]
+    pii_lines = ([ln for ln in lines if "@" in ln or _PII_HINT.search(ln)] if digit_lines
+                 else [ln for ln in lines if "@" in ln])
     for f in find_pii("\n".join(pii_lines)) if pii_lines else ():
         kinds[f.kind] += 1
     if digit_lines:
         numeric = "\n".join(digit_lines)
-        row[_AT["masked_numbers"]] += len(_MASKED.findall(numeric))
+        row[_AT["masked_numbers"]] += _masked_numbers(digit_lines, numeric)
         # Times in code and literals are examples (a timestamp in SQL, a log format).
         row[_AT["times"]] = sum(len(_TIME.findall(ln)) for ln in digit_lines
                                 if ":" in ln and not _code(ln))
         row[_AT["ledger_lines"]] = sum(1 for ln in digit_lines
                                        if _MONEY.search(ln) and _DATE.search(ln))
-        urls = url_spans(numeric)
-        row[_AT["secrets"]] = (
-            sum(1 for m in _SECRET.finditer(numeric) if _looks_secret(m.group(0))
-                and not any(a <= m.start() < b for a, b in urls))
-            + sum(1 for ln in digit_lines if _CODE_LINE.fullmatch(ln)))
+        row[_AT["secrets"]] = _secrets(digit_lines)
     row[_AT["strong_pii"]] = kinds["card"] + kinds["iban"] + kinds["national_id"]
     row[_AT["emails"]] = kinds["email"]
     row[_AT["phones"]] = kinds["phone"]
