@@ -18,7 +18,6 @@ cheap: it runs on every page (the regular expressions run only on lines that can
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 
@@ -208,10 +207,7 @@ def windows(rows: np.ndarray, size: int = WINDOW) -> np.ndarray:
 
 def features(counts: np.ndarray) -> dict[str, float]:
     """Densities of one window's counts (`FEATURES`): they do not grow with its length."""
-    words, lines = counts[_AT["words"]], max(1.0, counts[_AT["lines"]])
-    out = {k: math.log1p(1000.0 * counts[_AT[k]] / (words + PRIOR_WORDS)) for k in RATES}
-    out.update({k: counts[_AT[k]] / lines for k in SHARES})
-    return out
+    return dict(zip(FEATURES, feature_matrix(counts)[0].tolist(), strict=True))
 
 
 def feature_matrix(counts: np.ndarray, names: Sequence[str] = FEATURES) -> np.ndarray:
