@@ -20,12 +20,13 @@ from pathlib import Path
 import filelock
 
 from . import config, faults
+from .audit import AuditLog
 from .capture import urls
 from .capture.gate import Gate, save_choices
 from .capture.ingest import IndexResult, PageInput, prepare
 from .config import Settings
 from .errors import Code, RewindError
-from .index import models
+from .index import at_rest, models, retention
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.records import PageRecord
 from .index.store import Store
@@ -70,13 +71,17 @@ class Rewind:
         self._vec_lock = threading.Lock()
         self._local = threading.local()
         self._stores: list[Store] = []
+        self.cipher = None
         if not readonly:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         self._writer = None if readonly else Store(
             self.data_dir / DB_NAME, busy_timeout_s=self.settings.busy_timeout_s)
         if readonly:
             self._reader()  # a clear "no store here" before anything else
-        self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly)
+        self.audit = AuditLog(self.data_dir, self.settings.audit_log_bytes)
+        self.cipher, self.at_rest = self._open_cipher()
+        self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly,
+                                    cipher=self.cipher)
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_problem: str | None = None
@@ -109,25 +114,48 @@ class Rewind:
         store = getattr(self._local, "store", None)
         if store is None:
             store = Store(self.data_dir / DB_NAME, readonly=True,
-                          busy_timeout_s=self.settings.busy_timeout_s)
+                          busy_timeout_s=self.settings.busy_timeout_s, cipher=self.cipher)
             self._local.store = store
             self._stores.append(store)
         return store
+
+    def _acquire(self) -> None:
+        try:
+            self._lock.acquire()
+        except filelock.Timeout:
+            raise RewindError(
+                Code.STORE_LOCKED,
+                f"Another Rewind process has been writing to {self.data_dir} for over "
+                f"{self.settings.writer_lock_timeout_s:.0f} s.",
+                "Wait for it to finish (or close it) and try again; searches work "
+                "meanwhile.") from None
+
+    def _open_cipher(self):
+        """The store's cipher (made now, under the write lock, for a writer that wants
+        encryption and finds none); KEY_MISSING when an encrypted store's key is gone."""
+        store = self._writer or self._reader()
+        cipher, info = at_rest.open_cipher(store, str(self.data_dir))
+        if cipher is None and self._writer is not None and self.settings.encrypt_at_rest:
+            self._acquire()
+            try:
+                cipher, info = at_rest.open_cipher(store, str(self.data_dir))  # a race lost
+                if cipher is None:
+                    pages = store.counts()["pages"]
+                    at_rest.encrypt_store(store)
+                    cipher, info = at_rest.open_cipher(store, str(self.data_dir))
+                    self.audit.write("encrypted", pages=pages, key=info.key_place)
+            finally:
+                self._lock.release()
+        for st in [*self._stores, *([self._writer] if self._writer else [])]:
+            st.cipher = cipher
+        return cipher, info
 
     @contextmanager
     def _writing(self) -> Iterator[Store]:
         if self._writer is None:
             raise RewindError(Code.INTERNAL, "this Rewind was opened read-only")
         with self._thread_lock:
-            try:
-                self._lock.acquire()
-            except filelock.Timeout:
-                raise RewindError(
-                    Code.STORE_LOCKED,
-                    f"Another Rewind process has been writing to {self.data_dir} for over "
-                    f"{self.settings.writer_lock_timeout_s:.0f} s.",
-                    "Wait for it to finish (or close it) and try again; searches work "
-                    "meanwhile.") from None
+            self._acquire()
             try:
                 self.text_index.catch_up(self._writer)  # changes another process left behind
                 yield self._writer
@@ -215,6 +243,9 @@ class Rewind:
         verdict = gate.screen_url(prep.url) or gate.screen_text(
             prep.url, prep.title, [p.text for p in prep.passages if not p.is_title])
         if verdict is not None:
+            # the site and the rule, not the URL: the log keeps no more than the gate allowed
+            self.audit.write("skipped", site=prep.domain, category=verdict.category,
+                             rule=verdict.rule, source=page.source)
             return IndexResult(prep.url, None, "skipped", 0, False, verdict.to_dict())
         reader = self._writer
         existing = reader.page_by_url(prep.url)
@@ -252,7 +283,10 @@ class Rewind:
             if model_id and model_id != self.model_id():
                 vectors, model_id = None, None  # the store holds another model's vectors
             page_id, _ids = store.upsert_page(record, prep.passages, vectors, model_id)
+            self._after_write(store)
         status = "updated" if existing else "new"
+        self.audit.write("updated" if existing else "indexed", url=prep.url,
+                         passages=len(prep.passages), source=page.source)
         return IndexResult(prep.url, page_id, status, len(prep.passages), vectors is not None)
 
     def record_visit(self, url: str, visited_at: float | None, dwell_s: float = 0.0) -> bool:
@@ -287,28 +321,79 @@ class Rewind:
             url=url, title=str(meta.get("title", "")), text=text,
             visited_at=meta.get("visited_at"), source="ingest", metadata=meta))
 
+    def _forget(self, store: Store, ids: list[int], kind: str, site: str | None = None,
+                event: str = "forgotten") -> int:
+        """Delete pages from the store (the text index follows before the lock goes, the
+        vectors before the next search), empty the WAL of their old bytes, and take their
+        lines out of the audit log; one line says what kind and how many went."""
+        gone = {p.url for p in store.pages_by_ids(ids).values()}
+        removed = store.delete_pages(ids)
+        store.checkpoint()
+
+        def named(entry: dict) -> bool:
+            if entry.get("url") in gone or kind == "everything":
+                return "url" in entry or "site" in entry
+            s = str(entry.get("site", ""))
+            return site is not None and (s == site or s.endswith("." + site))
+
+        self.audit.drop(named)
+        self.audit.write(event, kind=kind, pages=removed)
+        return removed
+
     def forget_url(self, url: str) -> int:
         norm = urls.normalize(url, self.settings.max_url_chars)
         with self._writing() as store:
             page = store.page_by_url(norm)
-            return store.delete_pages([page.id]) if page else 0
+            return self._forget(store, [page.id] if page else [], "page")
 
     def forget_domain(self, domain: str) -> int:
         dom = domain.strip().lower().removeprefix("www.")
         if not dom:
             raise RewindError(Code.BAD_REQUEST, "Which site? The domain is empty.")
         with self._writing() as store:
-            return store.delete_pages(store.page_ids_where(domain=dom))
+            return self._forget(store, store.page_ids_where(domain=dom), "site", site=dom)
 
     def forget_range(self, since: float | None, until: float | None) -> int:
         if since is None and until is None:
             raise RewindError(Code.BAD_REQUEST, "Give a start or an end time to forget.")
         with self._writing() as store:
-            return store.delete_pages(store.page_ids_where(since=since, until=until))
+            return self._forget(store, store.page_ids_where(since=since, until=until),
+                                "time range")
 
     def clear(self) -> int:
         with self._writing() as store:
-            return store.delete_pages(store.all_page_ids())
+            return self._forget(store, store.all_page_ids(), "everything")
+
+    # ---- retention and storage --------------------------------------------------------
+
+    def _after_write(self, store: Store) -> None:
+        """Every `retention_every_writes` writes, the person's limits are applied."""
+        self._writes = getattr(self, "_writes", 0) + 1
+        if self._writes % max(1, self.settings.retention_every_writes) == 0:
+            self._retain(store)
+
+    def _retain(self, store: Store) -> int:
+        s = self.settings
+        if s.retention_max_age_days <= 0 and s.retention_max_mb <= 0:
+            return 0
+        removed = 0
+        old = retention.too_old(store, s.retention_max_age_days, time.time())
+        if old:
+            removed += self._forget(store, old, "older than the maximum age", event="expired")
+        big = retention.over_size(store, s.retention_max_mb, self.sizes(store))
+        if big:
+            removed += self._forget(store, big, "over the maximum size", event="expired")
+        return removed
+
+    def apply_retention(self) -> int:
+        """Forget what the retention settings say must go now; how many pages went."""
+        if self.settings.retention_max_age_days <= 0 and self.settings.retention_max_mb <= 0:
+            return 0
+        with self._writing() as store:
+            return self._retain(store)
+
+    def sizes(self, store: Store | None = None) -> retention.Sizes:
+        return retention.sizes(store or self._reader(), self.data_dir, self.data_dir / TEXT_DIR)
 
     def reindex(self, model: str | None = None, progress: Progress | None = None) -> dict:
         """Rebuild the derived indexes; with `model`, re-embed everything with that model."""
@@ -383,15 +468,20 @@ class Rewind:
         return [{**p.to_dict(), "passages": by_page.get(p.id, [])} for p in pages]
 
     def storage_bytes(self) -> int:
-        return sum(f.stat().st_size for f in self.data_dir.rglob("*") if f.is_file())
+        return retention.dir_bytes(self.data_dir)
 
     def stats(self) -> dict:
         store = self._reader()
         last = store.last_indexed()
         counts = store.counts()
+        sizes = self.sizes(store)
         return {
             **counts,
-            "storage_bytes": self.storage_bytes(),
+            "storage_bytes": sizes.file_bytes,
+            "storage": sizes.to_dict(),
+            "retention": {"max_age_days": self.settings.retention_max_age_days,
+                          "max_mb": self.settings.retention_max_mb},
+            "encryption": self.at_rest.to_dict(),
             "last_indexed": {"url": last.url, "title": last.title, "at": last.indexed_at}
             if last else None,
             "embedding_model": self.model_id(),

@@ -5,6 +5,12 @@ touched (`pages.seq`) or, for deleted pages, leaves a tombstone. The derived
 indexes (text_index, vectors) remember the last sequence they applied and
 catch up from here, so a crash between two stores never loses a committed page.
 
+With a `cipher` (cipher.py; the engine gives one to an encrypted store) page titles,
+page metadata, passage text and vectors are sealed as they are written and opened as they
+are read; URLs, sites, times and counts stay as they are (README: what is encrypted).
+Deleted rows are overwritten (secure_delete), so a forgotten page's bytes do not linger
+in the file's free pages.
+
 This module must never embed, tokenise or search: it stores what it is given,
 in one transaction per call, and reads it back.
 """
@@ -22,6 +28,7 @@ import numpy as np
 
 from .. import faults
 from ..errors import Code, RewindError
+from .cipher import FieldCipher
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .records import PAGE_COLUMNS, PageRecord, PassageRecord, page_from_row
 
@@ -49,9 +56,11 @@ def _disk_error(exc: sqlite3.Error) -> RewindError:
 class Store:
     """One profile's SQLite database. Not thread-safe: one Store per thread."""
 
-    def __init__(self, path: Path, *, readonly: bool = False, busy_timeout_s: float = 10.0):
+    def __init__(self, path: Path, *, readonly: bool = False, busy_timeout_s: float = 10.0,
+                 cipher: FieldCipher | None = None):
         self.path = path
         self.readonly = readonly
+        self.cipher = cipher
         if readonly and not path.exists():
             raise RewindError(
                 Code.NOT_FOUND, f"No Rewind store at {path.parent}.",
@@ -67,6 +76,7 @@ class Store:
                 self.db = sqlite3.connect(path, timeout=busy_timeout_s, check_same_thread=False)
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at checkpoint
+                self.db.execute("PRAGMA secure_delete=ON")  # forgotten bytes are overwritten
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.isolation_level = None  # explicit transactions only
             if not readonly:
@@ -136,6 +146,33 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
+    # ---- sealing (a no-op without a cipher) ---------------------------------------------
+
+    def _seal(self, text: str, column: str) -> str | bytes:
+        return self.cipher.seal_text(text, column) if self.cipher else text
+
+    def _open(self, value: str | bytes, column: str) -> str:
+        if self.cipher is None:
+            return value  # type: ignore[return-value]
+        return self.cipher.open_text(value, column)  # type: ignore[arg-type]
+
+    def _seal_vec(self, vec: np.ndarray) -> bytes:
+        vec = np.ascontiguousarray(vec, dtype=np.float32)
+        return self.cipher.seal_vector(vec) if self.cipher else vec.tobytes()
+
+    def _open_vec(self, blob: bytes) -> bytes:
+        return self.cipher.open_vector(blob) if self.cipher else blob
+
+    def _page(self, row: tuple) -> PageRecord:
+        if self.cipher is not None:
+            row = (*row[:3], self._open(row[3], "title"), *row[4:6],
+                   self._open(row[6], "metadata"), *row[7:])
+        return page_from_row(row)
+
+    def _passage(self, row: tuple) -> tuple[int, int, PassageRecord]:
+        pid, page_id, pos, text, s, e, q, t = row
+        return pid, page_id, PassageRecord(self._open(text, "text"), pos, (s, e), q, bool(t), pid)
+
     # ---- change sequence ----------------------------------------------------------------
 
     def seq(self) -> int:
@@ -183,8 +220,8 @@ class Store:
             seq = self._next_seq()
             row = db.execute("SELECT id FROM pages WHERE url=?", (page.url,)).fetchone()
             values = (
-                page.domain, page.title, page.content_hash, page.source,
-                json.dumps(page.metadata), page.first_visit, page.last_visit, page.visit_count,
+                page.domain, self._seal(page.title, "title"), page.content_hash, page.source,
+                self._seal(json.dumps(page.metadata), "metadata"), page.first_visit, page.last_visit, page.visit_count,
                 page.dwell_s, page.indexed_at or time.time(), seq,
             )
             if row:
@@ -210,16 +247,16 @@ class Store:
                     cur = db.execute(
                         "INSERT INTO passages(page_id, position, text, span_start, span_end,"
                         " quality, is_title) VALUES (?,?,?,?,?,?,?)",
-                        (page_id, p.position, p.text, p.span[0], p.span[1], p.quality,
-                         int(p.is_title)),
+                        (page_id, p.position, self._seal(p.text, "text"), p.span[0], p.span[1],
+                         p.quality, int(p.is_title)),
                     )
                     ids.append(cur.lastrowid)
                     if vectors is not None:
-                        vec = np.ascontiguousarray(vectors[i], dtype=np.float32)
                         db.execute(
                             "INSERT INTO vectors(passage_id, model_id, dim, vector)"
                             " VALUES (?,?,?,?)",
-                            (cur.lastrowid, model_id, vec.shape[0], vec.tobytes()),
+                            (cur.lastrowid, model_id, int(vectors[i].shape[0]),
+                             self._seal_vec(vectors[i])),
                         )
             return page_id, ids
 
@@ -235,6 +272,22 @@ class Store:
                            (pid, seq))
         return len(ids)
 
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database and empty it (best effort: a reader may hold it),
+        so a forgotten page's old bytes do not wait in the WAL for the next checkpoint."""
+        try:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        except sqlite3.Error:
+            pass
+
+    def compact(self) -> None:
+        """Rewrite the file without its free pages (VACUUM), then checkpoint."""
+        try:
+            self.db.execute("VACUUM")
+        except sqlite3.Error as exc:  # another connection is reading: the next one will do
+            raise _disk_error(exc) from None
+        self.checkpoint()
+
     def replace_vectors(self, page_id: int, vectors: np.ndarray, model_id: str) -> None:
         """Re-embedding (reindex --model): new vectors for a page's passages, same passages."""
         with self.transaction() as db:
@@ -247,10 +300,9 @@ class Store:
                 "DELETE FROM vectors WHERE passage_id IN"
                 " (SELECT id FROM passages WHERE page_id=?)", (page_id,))
             for pid, vec in zip(ids, vectors, strict=True):
-                vec = np.ascontiguousarray(vec, dtype=np.float32)
                 db.execute(
                     "INSERT INTO vectors(passage_id, model_id, dim, vector) VALUES (?,?,?,?)",
-                    (pid, model_id, vec.shape[0], vec.tobytes()),
+                    (pid, model_id, int(vec.shape[0]), self._seal_vec(vec)),
                 )
             db.execute("UPDATE pages SET seq=? WHERE id=?", (seq, page_id))
 
@@ -264,7 +316,7 @@ class Store:
 
     def page_by_url(self, url: str) -> PageRecord | None:
         row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE url=?", (url,)).fetchone()
-        return page_from_row(row) if row else None
+        return self._page(row) if row else None
 
     def pages_by_ids(self, ids: Iterable[int]) -> dict[int, PageRecord]:
         ids = list(set(ids))
@@ -274,7 +326,7 @@ class Store:
             marks = ",".join("?" * len(chunk))
             for row in self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({marks})",
                                        chunk):
-                page = page_from_row(row)
+                page = self._page(row)
                 out[page.id] = page
         return out
 
@@ -283,7 +335,7 @@ class Store:
             f"SELECT {PAGE_COLUMNS} FROM pages ORDER BY last_visit DESC, id DESC LIMIT ? OFFSET ?",
             (limit, offset),
         )
-        return [page_from_row(r) for r in rows]
+        return [self._page(r) for r in rows]
 
     def page_ids_where(self, *, domain: str | None = None, since: float | None = None,
                        until: float | None = None) -> list[int]:
@@ -312,8 +364,7 @@ class Store:
             rows = self.db.execute(
                 "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
                 f" FROM passages WHERE page_id IN ({marks}) ORDER BY page_id, position, id", chunk)
-            for pid, page_id, pos, text, s, e, q, t in rows:
-                out.append((pid, page_id, PassageRecord(text, pos, (s, e), q, bool(t), pid)))
+            out += [self._passage(r) for r in rows]
         return out
 
     def passages_by_ids(self, ids: Iterable[int]) -> dict[int, tuple[int, PassageRecord]]:
@@ -325,8 +376,9 @@ class Store:
             rows = self.db.execute(
                 "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
                 f" FROM passages WHERE id IN ({marks})", chunk)
-            for pid, page_id, pos, text, s, e, q, t in rows:
-                out[pid] = (page_id, PassageRecord(text, pos, (s, e), q, bool(t), pid))
+            for row in rows:
+                pid, page_id, passage = self._passage(row)
+                out[pid] = (page_id, passage)
         return out
 
     def vectors_of(self, page_ids: Sequence[int] | None, model_id: str
@@ -348,7 +400,8 @@ class Store:
             return np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 0), np.float32)
         pids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
         pages = np.fromiter((r[1] for r in rows), np.int64, len(rows))
-        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        mat = np.frombuffer(b"".join(self._open_vec(r[2]) for r in rows),
+                            dtype=np.float32).reshape(len(rows), -1)
         return pids, pages, mat
 
     def vector_models(self) -> dict[str, int]:
@@ -365,7 +418,7 @@ class Store:
     def last_indexed(self) -> PageRecord | None:
         row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages "
                               "ORDER BY indexed_at DESC, id DESC LIMIT 1").fetchone()
-        return page_from_row(row) if row else None
+        return self._page(row) if row else None
 
     def passage_ids(self) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT id FROM passages")}

@@ -5,6 +5,12 @@ page's title (boosted), URL words, domain suffixes and last visit time, so that
 filters run inside the index. The index remembers the store sequence it has
 applied (`applied_seq`) and catches up from the store's change log.
 
+An encrypted store's index (a `cipher`) holds keyed terms instead of words: each term
+the English analyzer makes is replaced by its HMAC (cipher.py), queries are analysed and
+hashed the same way, so BM25 counts the same terms and the files hold no word of a page
+(phrase queries become term queries; highlights are found in Python). The index records
+which terms it holds (`terms` file) and is rebuilt from the store when that changes.
+
 This module must never be the only copy of anything: the store is the truth.
 """
 
@@ -12,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +28,11 @@ import tantivy
 from .. import faults
 from ..config import Settings
 from ..text import STOP_WORDS
+from .cipher import FieldCipher
 from .store import Store
 
 ANALYZER = "rewind_en"
+_WORD = re.compile(r"\w+")
 
 @dataclass
 class KeywordHit:
@@ -65,19 +74,25 @@ def domain_suffixes(domain: str) -> list[str]:
 class TextIndex:
     """tantivy index in `directory`. Writes happen only under the store's writer lock."""
 
-    def __init__(self, directory: Path, settings: Settings, *, readonly: bool = False):
+    def __init__(self, directory: Path, settings: Settings, *, readonly: bool = False,
+                 cipher: FieldCipher | None = None):
         self.dir = directory
         self.settings = settings
         self.schema = _schema()
         self._analyzer = _analyzer()  # to read a query's terms as the index reads them
+        self.cipher = cipher
+        self._terms_mode = f"keyed {cipher.key_id}" if cipher else "plain"
         if not readonly:
             directory.mkdir(parents=True, exist_ok=True)
         try:
+            if not readonly and (directory / "meta.json").exists() and \
+                    self._stored_mode() != self._terms_mode:
+                raise ValueError("the index holds terms of another kind")  # rebuilt below
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=True)
         except ValueError:
             if readonly:  # a reader cannot repair it: answer from an empty one, doctor tells
                 self.index = tantivy.Index(self.schema)
-                self.index.register_tokenizer(ANALYZER, _analyzer())
+                self.index.register_tokenizer(ANALYZER, self._index_analyzer())
                 self._loaded_seq = -1
                 return
             # A damaged or incompatible index is derived data: start it again, then catch up.
@@ -85,10 +100,31 @@ class TextIndex:
             directory.mkdir(parents=True, exist_ok=True)
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=False)
             self._write_applied(0)
-        self.index.register_tokenizer(ANALYZER, _analyzer())
+            self._write_mode()
+        self.index.register_tokenizer(ANALYZER, self._index_analyzer())
         self._loaded_seq = -1
         self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
                        "text": settings.text_boost}
+
+    def _index_analyzer(self) -> tantivy.TextAnalyzer:
+        """What tantivy runs on the text and title fields: keyed terms arrive analysed."""
+        if self.cipher is None:
+            return _analyzer()
+        return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
+
+    def _field_text(self, text: str) -> str:
+        if self.cipher is None:
+            return text
+        return self.cipher.terms(self._analyzer.analyze(text))
+
+    def _stored_mode(self) -> str:
+        try:
+            return (self.dir / "terms").read_text().strip()
+        except OSError:
+            return "plain"  # indexes written before encryption existed
+
+    def _write_mode(self) -> None:
+        (self.dir / "terms").write_text(self._terms_mode + "\n")
 
     # ---- the applied sequence -----------------------------------------------------------
 
@@ -135,8 +171,9 @@ class TextIndex:
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.index = tantivy.Index(self.schema, path=str(self.dir), reuse=False)
-        self.index.register_tokenizer(ANALYZER, _analyzer())
+        self.index.register_tokenizer(ANALYZER, self._index_analyzer())
         self._write_applied(0)
+        self._write_mode()
         self._loaded_seq = 0
         self.catch_up(store)
 
@@ -152,8 +189,8 @@ class TextIndex:
                 doc = tantivy.Document()
                 doc.add_unsigned("passage_id", passage_id)
                 doc.add_unsigned("page_id", page_id)
-                doc.add_text("text", passage.text)
-                doc.add_text("title", page.title)
+                doc.add_text("text", self._field_text(passage.text))
+                doc.add_text("title", self._field_text(page.title))
                 doc.add_text("url", page.url)
                 for suffix in domain_suffixes(page.domain):
                     doc.add_text("domain", suffix)
@@ -185,6 +222,13 @@ class TextIndex:
             self._loaded_seq = seq
 
     def parse(self, text: str) -> tantivy.Query:
+        if self.cipher is not None:  # words are keyed terms in text and title; URLs are not
+            keyed, _errors = self.index.parse_query_lenient(
+                self._field_text(text), ["text", "title"], field_boosts=self.boosts)
+            url, _errors = self.index.parse_query_lenient(
+                text, ["url"], field_boosts=self.boosts)
+            return tantivy.Query.boolean_query([(tantivy.Occur.Should, keyed),
+                                                (tantivy.Occur.Should, url)])
         query, _errors = self.index.parse_query_lenient(
             text, ["text", "title", "url"], field_boosts=self.boosts)
         return query
@@ -214,6 +258,8 @@ class TextIndex:
         """A function passage text -> character ranges of the query's terms in it."""
         if not query_text.strip():
             return lambda _text: []
+        if self.cipher is not None:  # the index holds no words to highlight with
+            return self._word_highlighter(query_text)
         gen = tantivy.SnippetGenerator.create(
             self.index.searcher(), self.parse(query_text), self.schema, "text")
 
@@ -230,6 +276,15 @@ class TextIndex:
                 return offset + len(raw[:byte_pos].decode("utf-8", "ignore"))
 
             return [(chars(r.start), chars(r.end)) for r in snippet.highlighted()]
+
+        return ranges
+
+    def _word_highlighter(self, query_text: str):
+        wanted = set(self.terms(query_text))
+
+        def ranges(passage_text: str) -> list[tuple[int, int]]:
+            return [(m.start(), m.end()) for m in _WORD.finditer(passage_text)
+                    if wanted.intersection(self._analyzer.analyze(m.group()))]
 
         return ranges
 
@@ -260,6 +315,6 @@ class TextIndex:
         n = max(1, searcher.num_docs)
         out = {}
         for t in terms:
-            df = searcher.doc_freq("text", t)
+            df = searcher.doc_freq("text", self.cipher.term(t) if self.cipher else t)
             out[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
         return out
