@@ -21,7 +21,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import numpy as np
@@ -221,8 +221,9 @@ class Store:
             row = db.execute("SELECT id FROM pages WHERE url=?", (page.url,)).fetchone()
             values = (
                 page.domain, self._seal(page.title, "title"), page.content_hash, page.source,
-                self._seal(json.dumps(page.metadata), "metadata"), page.first_visit, page.last_visit, page.visit_count,
-                page.dwell_s, page.indexed_at or time.time(), seq,
+                self._seal(json.dumps(page.metadata), "metadata"), page.first_visit,
+                page.last_visit, page.visit_count, page.dwell_s,
+                page.indexed_at or time.time(), seq,
             )
             if row:
                 page_id = row[0]
@@ -275,10 +276,8 @@ class Store:
     def checkpoint(self) -> None:
         """Copy the WAL into the database and empty it (best effort: a reader may hold it),
         so a forgotten page's old bytes do not wait in the WAL for the next checkpoint."""
-        try:
+        with suppress(sqlite3.Error):
             self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        except sqlite3.Error:
-            pass
 
     def compact(self) -> None:
         """Rewrite the file without its free pages (VACUUM), then checkpoint."""
