@@ -164,6 +164,14 @@ class Rewind:
             finally:
                 self._lock.release()
 
+    def writing(self):
+        """The write lock and the writer store, for control/ (import): one write each."""
+        return self._writing()
+
+    def reader(self) -> Store:
+        """This thread's read-only store (for control/: backups read a snapshot of it)."""
+        return self._reader()
+
     def _recover(self) -> None:
         """After a crash, bring the text index up to the store (if nobody else is writing)."""
         try:

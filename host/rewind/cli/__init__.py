@@ -2,7 +2,8 @@
 
 Human-readable output by default, `--json` for scripts, progress on stderr, and exit
 codes: 0 ok, 1 a problem the message explains, 2 bad usage. Each module here registers
-its commands: library (the store), query (search, ask, context), models, host.
+its commands: library (the store), query (search, ask, context), data (forget, export,
+import, log, reset), models, host.
 This package must never hold logic the host needs: it parses, calls, prints.
 """
 
@@ -14,7 +15,7 @@ import sys
 
 from .. import __version__
 from ..errors import RewindError
-from . import host, library, models, query
+from . import data, host, library, models, query
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--json", action="store_true", help="machine-readable output")
         return sp
 
-    for module in (library, query, models, host):
+    for module in (library, query, data, models, host):
         module.register(command)
     return p
 
