@@ -166,8 +166,8 @@ class Settings:
         0, "forget pages not visited for this many days (0: keep every page)",
         lo=0, hi=36_500, user=True, group="retention")
     retention_max_mb: int = knob(
-        0, "keep the history under this many MB, forgetting the oldest pages first "
-        "(0: no limit)", lo=0, hi=1_000_000, user=True, group="retention")
+        0, "keep the stored history (text, vectors, visits) under this many MB, forgetting "
+        "the oldest pages first (0: no limit)", lo=0, hi=1_000_000, user=True, group="retention")
     retention_every_writes: int = knob(50, "writes between two retention checks")
     encrypt_at_rest: bool = knob(
         True, "seal titles, passages and vectors (AES-GCM) in a store that is not yet")

@@ -388,8 +388,10 @@ class Rewind:
         old = retention.too_old(store, s.retention_max_age_days, time.time())
         if old:
             removed += self._forget(store, old, "older than the maximum age", event="expired")
-        big = retention.over_size(store, s.retention_max_mb, self.sizes(store))
-        if big:
+        for _ in range(5):  # estimates of freed bytes are close, not exact: measure again
+            big = retention.over_size(store, s.retention_max_mb, self.sizes(store))
+            if not big:
+                break
             removed += self._forget(store, big, "over the maximum size", event="expired")
         return removed
 

@@ -4,8 +4,10 @@ person's limits (maximum age, maximum size; both off by default) say must go.
 Sizes are measured, not guessed: SQLite's own page counts for the database (the part in
 use: a deleted page's space is free again, though the file keeps its size until VACUUM),
 the bytes of the text (titles and passages), of the vectors and of the text index's
-files. The oldest pages (by last visit) go first, as many as bring the store under the
-limit by their own measured bytes.
+files. The size limit is on the database in use, the truth (the text index is derived
+from it and its files shrink only as tantivy merges segments, so counting them would
+forget more than needed): the oldest pages (by last visit) go first, as many as bring
+the database under the limit by their own measured bytes.
 This module must never delete anything: the engine forgets what it returns.
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from .store import Store
 
 PAGE_ROW_BYTES = 200  # a page's own row and index entries, besides its text and vectors
+PASSAGE_ROW_BYTES = 40  # a passage's row besides its text
 
 
 @dataclass
@@ -29,7 +32,8 @@ class Sizes:
 
     @property
     def used_bytes(self) -> int:
-        return self.database_bytes + self.text_index_bytes
+        """What the size limit is measured on."""
+        return self.database_bytes
 
     def to_dict(self) -> dict:
         return {**self.__dict__, "used_bytes": self.used_bytes}
@@ -65,8 +69,6 @@ def over_size(store: Store, max_mb: int, current: Sizes) -> list[int]:
     excess = current.used_bytes - max_mb * 1_000_000
     if excess <= 0:
         return []
-    passages = store.db.execute("SELECT COUNT(*) FROM passages").fetchone()[0] or 1
-    index_share = current.text_index_bytes / passages  # per passage
     rows = store.db.execute(
         "SELECT p.id, COUNT(s.id), COALESCE(SUM(LENGTH(CAST(s.text AS BLOB))), 0)"
         " + LENGTH(CAST(p.title AS BLOB)) + LENGTH(p.url),"
@@ -74,11 +76,15 @@ def over_size(store: Store, max_mb: int, current: Sizes) -> list[int]:
         " FROM pages p LEFT JOIN passages s ON s.page_id = p.id"
         " LEFT JOIN vectors v ON v.passage_id = s.id"
         " GROUP BY p.id ORDER BY p.last_visit ASC, p.id ASC")
+    est = [(page_id, PAGE_ROW_BYTES + text + vec + n * PASSAGE_ROW_BYTES)
+           for page_id, n, text, vec in rows]
+    # SQLite's own overhead (b-tree pages, their slack) scales the rows' bytes evenly
+    scale = current.database_bytes / max(1, sum(b for _, b in est))
     out: list[int] = []
     freed = 0.0
-    for page_id, n, text, vec in rows:
+    for page_id, b in est:
         if freed >= excess:
             break
         out.append(page_id)
-        freed += PAGE_ROW_BYTES + text + vec + n * index_share
+        freed += b * scale
     return out
