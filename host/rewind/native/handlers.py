@@ -121,6 +121,9 @@ def hello(ctx: Ctx) -> Reply:
             settings = profile_settings.apply(s.settings, data_dir)
             eng = Rewind.open(data_dir, settings, writer=True)
             s.profile, s.data_dir, s.engine = profile, data_dir, eng
+            from .data import drop_stale_uploads
+
+            drop_stale_uploads(data_dir)
             log.info(
                 "hello: profile=%s protocol=%s client=%s data_dir=%s",
                 profile,
@@ -364,6 +367,15 @@ def set_rules(ctx: Ctx) -> Reply:
     return {"rules": ctx.args["rules"], "redact": ctx.engine.gate().redact}
 
 
+def _data_handler(name: str) -> Callable[[Ctx], Reply]:
+    def run(ctx: Ctx) -> Reply:
+        from . import data
+
+        return getattr(data, name)(ctx)
+
+    return run
+
+
 HANDLERS: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
@@ -380,6 +392,9 @@ HANDLERS: dict[str, Handler] = {
     "list_pages": Handler(list_pages, "read"),
     "get_settings": Handler(get_settings, "read"),
     "export": Handler(export, "slow"),
+    "backup": Handler(_data_handler("backup"), "slow"),  # native/data.py
+    "import_chunk": Handler(_data_handler("import_chunk"), "write"),
+    "import_backup": Handler(_data_handler("import_backup"), "slow"),
     "ask": Handler(ask, "slow"),
     "build_context": Handler(build_context, "slow"),
 }
