@@ -2,7 +2,7 @@
  * The side panel: search what you've read, and ask it.
  *
  * Job: a debounced search box with mode and filters, results people can move
- * through with the keyboard and open at the passage (text fragment), and an
+ * through with the keyboard, open at the passage (text fragment) or forget, and an
  * Ask box whose answer streams in with [Source N] badges and a Stop button;
  * plus the states around them (loading, empty, helper missing, model missing,
  * paused, not connected).
@@ -24,6 +24,7 @@ import {
   textFragmentUrl,
   visitLine,
 } from "./lib/format.js";
+import { forgetButton } from "./lib/forget.js";
 import { DEFAULTS, FIX_COMMAND } from "./lib/settings.js";
 
 const DEBOUNCE_MS = 300;
@@ -243,9 +244,23 @@ function resultItem(hit, i) {
     ),
     h("div", { class: "url muted", text: displayUrl(String(hit.url ?? "")) }),
     hit.snippet ? h("p", { class: "snippet" }, highlighted(String(hit.snippet), hit.highlights)) : null,
-    h("div", { class: "meta muted", text: visitLine(hit) }),
+    h("div", { class: "meta-row" },
+      h("span", { class: "meta muted", text: visitLine(hit) }),
+      forgetButton(String(hit.url ?? ""), (outcome) => forgotten(String(hit.url ?? ""), outcome))),
   );
   return li;
+}
+
+/** After "Forget" on a result (lib/forget.js): it leaves the list at once. */
+function forgotten(/** @type {string} */ url, /** @type {any} */ outcome) {
+  if (!outcome.ok) {
+    showError(outcome.error);
+    return;
+  }
+  state.results = state.results.filter((r) => r.url !== url);
+  state.selected = Math.min(state.selected, state.results.length - 1);
+  renderResults();
+  $("search-status").textContent = `Forgotten: ${displayUrl(url)}. Search will not show it again.`;
 }
 
 function renderResults() {
