@@ -109,6 +109,8 @@ class Store:
         version = self.schema_version()
         for target in sorted(v for v in MIGRATIONS if v > version):
             with self.transaction():
+                if self.schema_version() >= target:
+                    continue  # another process migrated while this one waited for the lock
                 for statement in MIGRATIONS[target].split(";"):
                     if statement.strip():
                         self.db.execute(statement)

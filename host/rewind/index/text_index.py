@@ -81,13 +81,20 @@ class TextIndex:
         self.schema = _schema()
         self._analyzer = _analyzer()  # to read a query's terms as the index reads them
         self.cipher = cipher
+        self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
+                       "text": settings.text_boost}
         self._terms_mode = f"keyed {cipher.key_id}" if cipher else "plain"
         if not readonly:
             directory.mkdir(parents=True, exist_ok=True)
+        fresh = not (directory / "meta.json").exists()
+        if fresh and not readonly:
+            self._write_mode()  # first: whoever opens it next knows what terms it holds
+        # Terms of another kind (the store was just encrypted): rebuilt by the next
+        # catch_up, under the write lock, never here where another process may be writing.
+        self._stale = not fresh and self._stored_mode() != self._terms_mode
         try:
-            if not readonly and (directory / "meta.json").exists() and \
-                    self._stored_mode() != self._terms_mode:
-                raise ValueError("the index holds terms of another kind")  # rebuilt below
+            if readonly and self._stale:
+                raise ValueError("the index holds terms of another kind")
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=True)
         except ValueError:
             if readonly:  # a reader cannot repair it: answer from an empty one, doctor tells
@@ -103,8 +110,6 @@ class TextIndex:
             self._write_mode()
         self.index.register_tokenizer(ANALYZER, self._index_analyzer())
         self._loaded_seq = -1
-        self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
-                       "text": settings.text_boost}
 
     def _index_analyzer(self) -> tantivy.TextAnalyzer:
         """What tantivy runs on the text and title fields: keyed terms arrive analysed."""
@@ -150,7 +155,7 @@ class TextIndex:
 
     def catch_up(self, store: Store) -> int:
         """Apply every store change after `applied_seq`; returns the pages touched."""
-        if not (self.dir / "meta.json").exists():  # deleted under us: start it again
+        if self._stale or not (self.dir / "meta.json").exists():  # deleted under us: again
             self.rebuild(store)
             return store.seq()
         target = store.seq()
@@ -174,6 +179,7 @@ class TextIndex:
         self.index.register_tokenizer(ANALYZER, self._index_analyzer())
         self._write_applied(0)
         self._write_mode()
+        self._stale = False
         self._loaded_seq = 0
         self.catch_up(store)
 
