@@ -172,6 +172,8 @@ class Settings:
     encrypt_at_rest: bool = knob(
         True, "seal titles, passages and vectors (AES-GCM) in a store that is not yet")
     audit_log_bytes: int = knob(1_000_000, "audit.log rotates at this size (2 backups)")
+    forget_mark_days: float = knob(
+        30.0, "a copy of a forgotten page visited before the forget is refused this long")
     backup_segment_bytes: int = knob(1_048_576, "a backup is written and checked in "
                                      "segments of this size (each its own hash or tag)")
     max_import_chunk_bytes: int = knob(

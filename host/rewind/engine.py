@@ -26,6 +26,7 @@ from .capture.gate import Gate, save_choices
 from .capture.ingest import IndexResult, PageInput, prepare
 from .config import Settings
 from .errors import Code, RewindError
+from .forget_marks import ForgetMarks
 from .index import at_rest, models, retention
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.records import PageRecord
@@ -80,6 +81,8 @@ class Rewind:
             self._reader()  # a clear "no store here" before anything else
         self.audit = AuditLog(self.data_dir, self.settings.audit_log_bytes)
         self.cipher, self.at_rest = self._open_cipher()
+        self.marks = ForgetMarks(self.data_dir, self.cipher.term if self.cipher else None,
+                                 self.settings.forget_mark_days)
         self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly,
                                     cipher=self.cipher)
         self._embedder_arg = embedder
@@ -248,6 +251,11 @@ class Rewind:
         prep = prepare(page, self.settings, mask=gate.redact,
                        max_tokens=emb.max_tokens if emb else 256,
                        **({"count_tokens": emb.count_tokens} if emb else {}))
+        forgot = self.marks.covers(prep.url, prep.domain, prep.visited_at)
+        if forgot is not None:  # a copy that was on its way when the person forgot it
+            return IndexResult(prep.url, None, "skipped", 0, False, {
+                "category": "forgotten", "label": "Forgotten",
+                "why": "you asked Rewind to forget it", "rule": f"forget ({forgot})"})
         verdict = gate.screen_url(prep.url) or gate.screen_text(
             prep.url, prep.title, [p.text for p in prep.passages if not p.is_title])
         if verdict is not None:
@@ -330,10 +338,13 @@ class Rewind:
             visited_at=meta.get("visited_at"), source="ingest", metadata=meta))
 
     def _forget(self, store: Store, ids: list[int], kind: str, site: str | None = None,
-                event: str = "forgotten") -> int:
+                event: str = "forgotten", mark: dict | None = None) -> int:
         """Delete pages from the store (the text index follows before the lock goes, the
-        vectors before the next search), empty the WAL of their old bytes, and take their
-        lines out of the audit log; one line says what kind and how many went."""
+        vectors before the next search), empty the WAL of their old bytes, take their
+        lines out of the audit log, and leave a forget mark (`mark`: what was asked) so a
+        copy on its way is not stored again; one audit line says what kind and how many."""
+        if mark is not None:
+            self.marks.add(kind, **mark)
         gone = {p.url for p in store.pages_by_ids(ids).values()}
         removed = store.delete_pages(ids)
         store.checkpoint()
@@ -352,25 +363,26 @@ class Rewind:
         norm = urls.normalize(url, self.settings.max_url_chars)
         with self._writing() as store:
             page = store.page_by_url(norm)
-            return self._forget(store, [page.id] if page else [], "page")
+            return self._forget(store, [page.id] if page else [], "page", mark={"url": norm})
 
     def forget_domain(self, domain: str) -> int:
         dom = domain.strip().lower().removeprefix("www.")
         if not dom:
             raise RewindError(Code.BAD_REQUEST, "Which site? The domain is empty.")
         with self._writing() as store:
-            return self._forget(store, store.page_ids_where(domain=dom), "site", site=dom)
+            return self._forget(store, store.page_ids_where(domain=dom), "site", site=dom,
+                                mark={"site": dom})
 
     def forget_range(self, since: float | None, until: float | None) -> int:
         if since is None and until is None:
             raise RewindError(Code.BAD_REQUEST, "Give a start or an end time to forget.")
         with self._writing() as store:
             return self._forget(store, store.page_ids_where(since=since, until=until),
-                                "time range")
+                                "time range", mark={"since": since, "until": until})
 
     def clear(self) -> int:
         with self._writing() as store:
-            return self._forget(store, store.all_page_ids(), "everything")
+            return self._forget(store, store.all_page_ids(), "everything", mark={})
 
     # ---- retention and storage --------------------------------------------------------
 
