@@ -183,6 +183,7 @@ class Rewind:
             return  # the other writer catches up itself
         try:
             self.text_index.catch_up(self._writer)
+            self._retain(self._writer)  # the person's limits, once at start
         finally:
             self._lock.release()
 

@@ -353,6 +353,8 @@ def set_settings(ctx: Ctx) -> Reply:
     given = {k: v for k, v in ctx.args["settings"].items() if v is not MISSING}
     with s.lock:
         s.engine.settings = profile_settings.update(s.settings, s.data_dir, given)
+    if any(k.startswith("retention_") for k in given):
+        s.engine.apply_retention()  # a new limit applies now, not at the 50th write
     return get_settings(ctx)
 
 
