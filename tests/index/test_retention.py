@@ -48,9 +48,8 @@ def test_max_size_forgets_oldest_first_until_under(tmp_path):
     limit_mb = int(before.used_bytes * 0.6 / 1e6)
     assert limit_mb >= 2, before
     s = dataclasses.replace(Settings(), retention_max_mb=limit_mb)
-    with Rewind.open(tmp_path / "d", s, embedder=FakeEmbedder()) as eng:
-        removed = eng.apply_retention()
-        assert removed > 0
+    with Rewind.open(tmp_path / "d", s, embedder=FakeEmbedder()) as eng:  # applied at open
+        assert [e["event"] for e in eng.audit.entries()][-1] == "expired"
         left = sorted(int(p["url"].rsplit("/", 1)[1]) for p in eng.list_pages(0, 100))
         assert left == list(range(100 - len(left), 100))  # the newest stayed
         after = eng.sizes()
