@@ -165,10 +165,8 @@ def cmd_reset(args: argparse.Namespace) -> int:
         directory.rename(aside)
     finally:
         lock.release()
-    directory.mkdir(parents=True, exist_ok=True)
-    from ..audit import AuditLog
-
-    AuditLog(directory).write("reset", moved_to=str(aside))
+    with open_engine(args, writer=True) as eng:  # a new, empty store (with a new key)
+        eng.audit.write("reset", moved_to=str(aside))
     emit(args, {"moved_to": str(aside), "data_dir": str(directory)},
          f"Started an empty history in {directory}; the old one is in {aside} (delete it "
          "when you are sure you do not need it).")

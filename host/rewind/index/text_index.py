@@ -287,10 +287,20 @@ class TextIndex:
 
     def _word_highlighter(self, query_text: str):
         wanted = set(self.terms(query_text))
+        # An English stem starts with its word's first two letters (lowercased, ASCII):
+        # other words need not be analysed at all.
+        heads = {t[:2] for t in wanted}
+        seen: dict[str, bool] = {}  # a word's verdict, analysed once per query
+
+        def hit(word: str) -> bool:
+            if word not in seen:
+                low = word.lower()
+                seen[word] = (not low.isascii() or low[:2] in heads) and bool(
+                    wanted.intersection(self._analyzer.analyze(word)))
+            return seen[word]
 
         def ranges(passage_text: str) -> list[tuple[int, int]]:
-            return [(m.start(), m.end()) for m in _WORD.finditer(passage_text)
-                    if wanted.intersection(self._analyzer.analyze(m.group()))]
+            return [(m.start(), m.end()) for m in _WORD.finditer(passage_text) if hit(m.group())]
 
         return ranges
 
