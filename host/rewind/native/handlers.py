@@ -121,7 +121,7 @@ def hello(ctx: Ctx) -> Reply:
             settings = profile_settings.apply(s.settings, data_dir)
             eng = Rewind.open(data_dir, settings, writer=True)
             s.profile, s.data_dir, s.engine = profile, data_dir, eng
-            from .data import drop_stale_uploads
+            from .backups import drop_stale_uploads
 
             drop_stale_uploads(data_dir)
             log.info(
@@ -371,9 +371,9 @@ def set_rules(ctx: Ctx) -> Reply:
 
 def _data_handler(name: str) -> Callable[[Ctx], Reply]:
     def run(ctx: Ctx) -> Reply:
-        from . import data
+        from . import backups
 
-        return getattr(data, name)(ctx)
+        return getattr(backups, name)(ctx)
 
     return run
 
@@ -394,7 +394,7 @@ HANDLERS: dict[str, Handler] = {
     "list_pages": Handler(list_pages, "read"),
     "get_settings": Handler(get_settings, "read"),
     "export": Handler(export, "slow"),
-    "backup": Handler(_data_handler("backup"), "slow"),  # native/data.py
+    "backup": Handler(_data_handler("backup"), "slow"),  # native/backups.py
     "import_chunk": Handler(_data_handler("import_chunk"), "write"),
     "import_backup": Handler(_data_handler("import_backup"), "slow"),
     "ask": Handler(ask, "slow"),

@@ -1,5 +1,5 @@
 """Forget, backup and import through the real host process, as the extension drives them
-(native/data.py and the forget handler), checked through search via the host and by
+(native/backups.py and the forget handler), checked through search via the host and by
 reading each store directly: SQLite, tantivy, the vectors and the audit log."""
 
 from __future__ import annotations
