@@ -110,3 +110,31 @@ def test_backup_through_the_host_and_import_in_pieces(host, model_dir, tmp_path)
     assert done[-1]["result"]["new"] == 6 and done[-1]["result"]["embedded"] == 0
     assert {q: urls_found(h, q) for q in TOPICS} == before
     assert not list((h.data_dir / "uploads").glob("*"))
+
+
+def test_hello_says_when_the_key_is_lost(tmp_path, model_dir):
+    """The host cannot open an encrypted store without its key: it says so, where it
+    looked, and offers `rewind reset`; the store is left as it was."""
+    import json
+
+    from rewind.index import keys
+
+    h = HostProcess(tmp_path, model_dir=model_dir)
+    h.hello()
+    h.ok("index_page", page=page(0, "a.example", 1.7e9))
+    h.close_stdin()
+    h.wait_exit()
+    h.stop()
+    with Rewind.open(h.data_dir, writer=False, model_dir=model_dir) as eng:
+        key_id = json.loads(eng.reader().get_meta("encryption"))["key_id"]
+    keys.delete(key_id)
+    before = (h.data_dir / "rewind.db").read_bytes()
+    again = HostProcess(tmp_path, data_dir=h.data_dir, model_dir=model_dir)
+    try:
+        reply = again.call("hello", protocol=1, profile="default")
+        assert reply["ok"] is False and reply["error"]["code"] == "key_missing"
+        assert "rewind reset" in reply["error"]["message"]
+        assert "encrypted" in reply["error"]["message"]
+    finally:
+        again.stop()
+    assert (h.data_dir / "rewind.db").read_bytes() == before
