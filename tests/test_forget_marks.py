@@ -58,3 +58,12 @@ def test_old_marks_expire(tmp_path):
         eng.index_page(copy("https://lake.example/kayak", 1.7e9))
         eng.forget_url("https://lake.example/kayak")
         assert eng.index_page(copy("https://lake.example/kayak", 1.7e9)).status == "new"
+
+
+def test_files_indexed_again_after_a_forget_are_not_refused(tmp_path):
+    with Rewind.open(tmp_path / "d", Settings(), embedder=FakeEmbedder()) as eng:
+        note = PageInput("file:///home/me/notes/kayak.md", "Kayak", [PassageInput(WORDS)],
+                         visited_at=1.7e9, source="file")
+        eng.index_page(note)
+        eng.clear()
+        assert eng.index_page(note).status == "new"  # the person indexes the folder again

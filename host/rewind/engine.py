@@ -253,8 +253,11 @@ class Rewind(Forgetting):
         prep = prepare(page, self.settings, mask=gate.redact,
                        max_tokens=emb.max_tokens if emb else 256,
                        **({"count_tokens": emb.count_tokens} if emb else {}))
-        forgot = self.marks.covers(prep.url, prep.domain, prep.visited_at)
-        if forgot is not None:  # a copy that was on its way when the person forgot it
+        # A browser's copy that was on its way when the person forgot it (a file's time is
+        # when it changed, not a visit: `rewind index` again after a forget is a new ask).
+        forgot = self.marks.covers(prep.url, prep.domain, prep.visited_at) \
+            if page.source == "browser" else None
+        if forgot is not None:
             return IndexResult(prep.url, None, "skipped", 0, False, {
                 "category": "forgotten", "label": "Forgotten",
                 "why": "you asked Rewind to forget it", "rule": f"forget ({forgot})"})
