@@ -53,6 +53,20 @@ def stores(data_dir, model_dir) -> dict[str, set[str]]:
                 "text_index": url_of(text.indexed), "vectors": url_of(vec.vector_ids)}
 
 
+def test_no_page_text_in_any_file_of_the_data_folder(browser):
+    """What the browser sent is sealed: a phrase of a page read is in no file (the
+    database, its WAL, tantivy's files, the logs), whichever encoding."""
+    phrases = ["self-contained directory tree", "Graphic User Interface FAQ",
+               "search-and-replace over a large number"]
+    found = []
+    for f in browser.data_dir.rglob("*"):
+        if f.is_file():
+            data = f.read_bytes().lower()
+            found += [f"{f.name}: {p}" for p in phrases if p.lower().encode() in data]
+    assert (browser.data_dir / "rewind.db-wal").exists()
+    assert found == []
+
+
 def test_forget_from_a_side_panel_result(browser, docs_url, model_dir):
     gui = docs_url("faq/gui.html")
     assert gui in browser.known_urls()
