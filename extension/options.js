@@ -447,7 +447,7 @@ $("import").addEventListener("click", async () => {
 /** Sizes of each part, the retention settings, encryption (stats). @param {any} stats */
 function renderStorage(stats) {
   if (!stats?.storage) return;
-  $("storage").textContent = `${storageLine(stats)}. ${retentionLine(stats)} (change it under Retention below).`;
+  $("storage").textContent = `${storageLine(stats)} ${retentionLine(stats)} (Retention, under “Kept by Rewind's helper”).`;
 }
 
 // ---- start ---------------------------------------------------------------------------------

@@ -87,7 +87,7 @@ function render() {
     $("f-storage").textContent = Number.isFinite(Number(stats?.storage_bytes))
       ? formatBytes(Number(stats.storage_bytes))
       : "–";
-    $("f-parts").textContent = storageLine(stats) || "–";
+    $("f-parts").textContent = storageLine(stats, false) || "–";
     $("f-retention").textContent = retentionLine(stats) || "–";
     const last = stats?.last_indexed ?? q.last_indexed;
     if (last && last.url) {

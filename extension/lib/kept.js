@@ -8,16 +8,20 @@
 
 import { formatBytes } from "./format.js";
 
-/** "Text 5.1 MB · vectors 3.3 MB · index 3.8 MB" @param {any} stats */
-export function storageLine(stats) {
+/**
+ * "Text 5.1 MB · vectors 3.3 MB · index 3.8 MB. Encrypted on this computer (key in …)."
+ * @param {any} stats @param {boolean} [withKey] say where the key is (the options page)
+ */
+export function storageLine(stats, withKey = true) {
   const s = stats?.storage;
   if (!s) return "";
   /** @type {[string, unknown][]} */
   const parts = [["Text", s.text_bytes], ["vectors", s.vector_bytes], ["index", s.text_index_bytes]];
   const shown = parts.filter(([, n]) => Number.isFinite(Number(n))).map(([k, n]) => `${k} ${formatBytes(Number(n))}`);
   const enc = stats.encryption;
-  const sealed = enc ? (enc.encrypted ? `Encrypted on this computer (key in ${enc.key}).` : "Not encrypted.") : "";
-  return [shown.join(" · "), sealed].filter(Boolean).join(". ");
+  const where = withKey && enc?.key ? ` (key in ${enc.key})` : "";
+  const sealed = enc ? (enc.encrypted ? `Encrypted on this computer${where}.` : "Not encrypted.") : "";
+  return [shown.length ? `${shown.join(" · ")}.` : "", sealed].filter(Boolean).join(" ");
 }
 
 /** "Keeps pages 90 days, up to 500 MB" or "Keeps everything (no limits)" @param {any} stats */

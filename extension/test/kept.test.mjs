@@ -11,6 +11,7 @@ const stats = {
 test("each part's size and whether it is encrypted", () => {
   assert.equal(storageLine(stats),
     "Text 5.0 MB · vectors 3.0 MB · index 1.5 KB. Encrypted on this computer (key in the system keyring (SecretService)).");
+  assert.equal(storageLine(stats, false), "Text 5.0 MB · vectors 3.0 MB · index 1.5 KB. Encrypted on this computer.");
   assert.equal(storageLine({ ...stats, encryption: { encrypted: false } }).endsWith("Not encrypted."), true);
   assert.equal(storageLine({}), "");
 });
