@@ -233,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     config, engine_mod, models, search = _import_engine()
     answer_mod = _import_answer()
-    from rewind.embedder import OnnxEmbedder
+    from rewind.index.embedder import OnnxEmbedder
 
     t_start = time.perf_counter()
     load_start = report.load_average()
