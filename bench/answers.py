@@ -419,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = dataclasses.replace(base, **{name: parsed})
     if not args.keep_domain_cap:
         base = dataclasses.replace(base, max_pages_per_domain=base.max_limit,
-                                   answer_pages_per_domain=base.candidates_per_retriever)  # fmt: skip
+                                   answer_pages_per_domain=base.max_limit)  # fmt: skip
     # No query cache: each measured question is embedded, as a new question would be.
     embedder = OnnxEmbedder(models.embedding_spec(args.model), emb_dir,
                             dataclasses.replace(base, query_cache_size=0))  # fmt: skip

@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parsed = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
         base = dataclasses.replace(base, **{name: parsed})
     base = dataclasses.replace(base, max_pages_per_domain=base.max_limit,
-                               answer_pages_per_domain=base.candidates_per_retriever)  # fmt: skip
+                               answer_pages_per_domain=base.max_limit)  # fmt: skip
     embedder = OnnxEmbedder(models.embedding_spec(MODEL), emb_dir,
                             dataclasses.replace(base, query_cache_size=0))  # fmt: skip
     ctx: dict[str, Any] = {"load": (load_start, 0.0), "engine": engine_mod,
