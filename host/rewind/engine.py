@@ -10,6 +10,7 @@ This module must never parse requests or print: callers present results.
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,6 +35,7 @@ from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
+VECTOR_DIR = "vectors"
 LOCK_NAME = "write.lock"
 
 Progress = Callable[[int, int], None]
@@ -307,6 +309,7 @@ class Rewind:
             self.text_index.rebuild(store)
             with self._vec_lock:
                 self._vectors = None
+                shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # derived
         return {"embedded_passages": embedded, "text_docs": self.text_index.num_docs()}
 
     # ---- reads ----------------------------------------------------------------------------
@@ -316,7 +319,8 @@ class Rewind:
         if emb is None:
             return None
         if self._vectors is None or self._vectors.model_id != emb.model_id:
-            self._vectors = VectorIndex(emb.model_id, emb.dim)
+            self._vectors = VectorIndex(emb.model_id, emb.dim, self.data_dir / VECTOR_DIR,
+                                        persist=not self.readonly)
         return self._vectors
 
     @contextmanager

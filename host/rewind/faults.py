@@ -3,7 +3,8 @@ $REWIND_FAULT names that point, so a test can stop a writer between two stores.
 
 Points: store_commit (inside the SQLite transaction, before COMMIT),
 after_store_commit (the store committed, the text index not yet),
-after_text_commit (tantivy committed, its applied sequence not yet recorded).
+after_text_commit (tantivy committed, its applied sequence not yet recorded),
+vector_snapshot (index/vector_file.py: a new snapshot written and synced, not yet renamed).
 Never set $REWIND_FAULT outside tests.
 """
 
