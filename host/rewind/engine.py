@@ -77,7 +77,8 @@ class Rewind:
             self.data_dir / DB_NAME, busy_timeout_s=self.settings.busy_timeout_s)
         if readonly:
             self._reader()  # a clear "no store here" before anything else
-        self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly)
+        self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly,
+                                    on_released=None if readonly else self._text_released)
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_problem: str | None = None
@@ -92,6 +93,7 @@ class Rewind:
         return cls(data_dir, settings, readonly=not writer, **kwargs)
 
     def close(self) -> None:
+        self.text_index.close()  # its merges finish: the folder is settled
         for store in self._stores:
             store.close()
         if self._writer is not None:
@@ -146,6 +148,17 @@ class Rewind:
             self.text_index.catch_up(self._writer)
         finally:
             self._lock.release()
+
+    def _text_released(self) -> None:
+        """The text index let its writer go: apply what waited meanwhile, if anything did.
+        (Runs on the release's thread; a write in progress catches up itself.)"""
+        if not self._thread_lock.acquire(blocking=False):
+            return
+        try:
+            if self._writer is not None and self.text_index.applied_seq() < self._writer.seq():
+                self._recover()
+        finally:
+            self._thread_lock.release()
 
     def model_id(self) -> str:
         """The embedding model whose vectors this store holds (or will hold)."""
