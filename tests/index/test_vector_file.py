@@ -18,7 +18,7 @@ def test_round_trip_memory_mapped(tmp_path):
     vector_file.write(path, snap)
     back = vector_file.read(path, "m@8", 8, 8, "store1")
     assert back.seq == 42 and back.store_id == "store1" and len(back) == 5
-    assert isinstance(back.codes, np.memmap)
+    assert isinstance(back.codes.base, np.memmap) and not back.codes.flags.writeable
     for name in ("passage_ids", "page_ids", "codes", "int8"):
         np.testing.assert_array_equal(getattr(back, name), getattr(snap, name))
     np.testing.assert_array_equal(back.quantiser.rotation, snap.quantiser.rotation)

@@ -67,8 +67,15 @@ class Quantiser:
         return (np.clip(q, 0, 255) - 128).astype(np.int8)
 
     def int8_scores(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """Approximate cosines of int8 `rows` with `query`, up to a constant: for ranking."""
-        return rows.astype(np.float32) @ (query * self.step)
+        """Approximate cosines of int8 `rows` with `query`, up to a constant: for ranking.
+
+        In blocks of 1,024 rows: small products stay on one thread (OpenBLAS's two threads
+        made one 10k-row product take 20 ms instead of 0.6 on a busy 2-core machine)."""
+        weights = (query * self.step).astype(np.float32)
+        out = np.empty(len(rows), np.float32)
+        for start in range(0, len(rows), 1024):
+            out[start:start + 1024] = rows[start:start + 1024].astype(np.float32) @ weights
+        return out
 
 
 def hamming(codes: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -92,11 +99,12 @@ def nearest(dist: np.ndarray, c: int) -> np.ndarray:
     Distances are small integers, so a histogram finds the cut in one pass: cheaper than a
     partial sort of every row. Rows at NO_MATCH are never returned.
     """
-    allowed = len(dist) - int(np.count_nonzero(dist == NO_MATCH))
-    c = min(c, allowed)
+    excluded = dist == NO_MATCH
+    c = min(c, len(dist) - int(np.count_nonzero(excluded)))
     if c <= 0:
         return np.empty(0, np.int64)
-    cumulative = np.cumsum(np.bincount(dist, minlength=int(NO_MATCH) + 1))
+    counts = np.bincount(dist[~excluded] if excluded.any() else dist)
+    cumulative = np.cumsum(counts)
     cut = int(np.searchsorted(cumulative, c))  # the distance at which c rows are reached
     below = dist < cut
     at = np.flatnonzero(dist == cut)[: c - int(np.count_nonzero(below))]

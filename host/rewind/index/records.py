@@ -85,8 +85,9 @@ def decode_vectors(blobs: Sequence[bytes], dims: Sequence[int]) -> np.ndarray:
     if not blobs:
         return np.empty((0, 0), np.float32)
     dim = dims[0]
-    if all(d == dim and len(b) == 2 * dim for b, d in zip(blobs, dims, strict=True)):
-        return np.frombuffer(b"".join(blobs), np.float16).reshape(-1, dim).astype(np.float32)
+    joined = b"".join(blobs)
+    if len(joined) == 2 * dim * len(blobs) and len(set(dims)) == 1:  # every row float16
+        return np.frombuffer(joined, np.float16).reshape(-1, dim).astype(np.float32)
     out = np.empty((len(blobs), dim), np.float32)
     for i, (blob, d) in enumerate(zip(blobs, dims, strict=True)):
         if d != dim:

@@ -108,8 +108,9 @@ def read(path: Path, model_id: str, dim: int, bits: int, store_id: str) -> Snaps
             nbytes = np.dtype(dtype).itemsize * int(np.prod(shape))
             if start + nbytes > size:
                 return None
-            arrays.append(np.memmap(path, dtype, "r", start, shape) if nbytes
-                          else np.empty(shape, dtype))
+            # plain ndarray views of the mapping: np.memmap's indexing costs ms a search
+            arrays.append(np.memmap(path, dtype, "r", start, shape).view(np.ndarray)
+                          if nbytes else np.empty(shape, dtype))
             start = _aligned(start + nbytes)
         centre, rotation, low, step = (np.array(a) for a in arrays[:4])
         quantiser = Quantiser(bits, centre, rotation, low, step, int(head["sample_rows"]))

@@ -33,8 +33,8 @@ from .vector_file import Snapshot
 
 # Above this share of changed pages, rebuilding everything is cheaper than patching.
 _FULL_RELOAD_SHARE = 0.2
-# Candidates kept by the Hamming scan, and by their int8 rows for exact rescoring (at least;
-# more when k is large). Chosen with bench/scale.py at 1M passages (docs/benchmarks.md).
+# Candidates kept by the Hamming scan (at least 10 k), and by their int8 rows for exact
+# rescoring (at least 2 k). Chosen with bench/scale.py at 1M passages (docs/benchmarks.md).
 CANDIDATES = 10_000
 RESCORE = 100
 # A delta this large (rows added or removed since the snapshot) is folded into a new one.
@@ -227,7 +227,7 @@ class VectorIndex:
         split = int(np.searchsorted(rows, n))
         rows8 = np.concatenate([snap.int8[rows[:split]], self._extra_int8[rows[split:] - n]])
         approx = quant.int8_scores(rows8, query)
-        keep = max(self.rescore, 4 * k)
+        keep = max(self.rescore, 2 * k)
         if len(rows) > keep:
             rows = rows[np.argpartition(-approx, keep - 1)[:keep]]
         pids = _take(snap.passage_ids, self._extra_pids, rows, n)
