@@ -192,16 +192,23 @@ class SyntheticVectors:
         w, v = np.linalg.eigh(cov)
         self.basis = (v * np.sqrt(np.clip(w, 0, None))).T  # z @ basis ~ N(0, cov)
         self.seed = seed
+        self._block: tuple[int, np.ndarray] | None = None  # the last block made
+
+    def _make(self, b: int, block: int) -> np.ndarray:
+        if self._block is None or self._block[0] != b:
+            rng = np.random.default_rng([self.seed, b])
+            z = rng.standard_normal((block, len(self.mean)))
+            x = (z @ self.basis + self.mean).astype(np.float32)
+            x /= np.linalg.norm(x, axis=1, keepdims=True)
+            self._block = (b, x)
+        return self._block[1]
 
     def rows(self, start: int, stop: int) -> np.ndarray:
         """Rows start..stop-1 of an endless matrix: the same rows for the same arguments."""
         out = np.empty((stop - start, len(self.mean)), np.float32)
         block = 65_536
         for b in range(start // block, (stop - 1) // block + 1):
-            rng = np.random.default_rng([self.seed, b])
-            z = rng.standard_normal((block, len(self.mean)))
-            x = (z @ self.basis + self.mean).astype(np.float32)
-            x /= np.linalg.norm(x, axis=1, keepdims=True)
+            x = self._make(b, block)
             lo, hi = max(start, b * block), min(stop, (b + 1) * block)
             out[lo - start:hi - start] = x[lo - b * block:hi - b * block]
         return out

@@ -70,6 +70,7 @@ class VectorIndex:
         self._store: Store | None = None
         self._snap: Snapshot | None = None
         self._dead = np.zeros(0, bool)  # snapshot rows deleted since it was written
+        self._n_dead = 0
         self._pages = 0  # distinct pages in the snapshot
         self._extra_pids = np.empty(0, np.int64)  # rows added since the snapshot
         self._extra_pages = np.empty(0, np.int64)
@@ -79,7 +80,7 @@ class VectorIndex:
     # ---- what it holds ------------------------------------------------------------------
 
     def __len__(self) -> int:
-        base = len(self._snap) - int(self._dead.sum()) if self._snap is not None else 0
+        base = len(self._snap) - self._n_dead if self._snap is not None else 0
         return base + len(self._extra_pids)
 
     @property
@@ -118,6 +119,7 @@ class VectorIndex:
     def _set_base(self, snap: Snapshot) -> None:
         self._snap = snap
         self._dead = np.zeros(len(snap), bool)
+        self._n_dead = 0
         self._pages = int(np.count_nonzero(np.diff(snap.page_ids))) + 1 if len(snap) else 0
         self._extra_pids = np.empty(0, np.int64)
         self._extra_pages = np.empty(0, np.int64)
@@ -172,6 +174,7 @@ class VectorIndex:
         hi = np.searchsorted(snap.page_ids, touched, "right")
         for a, b in zip(lo[hi > lo], hi[hi > lo], strict=True):
             self._dead[a:b] = True
+        self._n_dead = int(self._dead.sum())
         keep = ~np.isin(self._extra_pages, touched)
         pids, pages, mat = store.vectors_of(changed, self.model_id)
         self._check(mat)
@@ -181,7 +184,7 @@ class VectorIndex:
             [self._extra_codes[:, keep], snap.quantiser.codes(mat)], axis=1)
         self._extra_int8 = np.concatenate([self._extra_int8[keep], snap.quantiser.int8(mat)])
         self.seq = target
-        delta = len(self._extra_pids) + int(self._dead.sum())
+        delta = len(self._extra_pids) + self._n_dead
         if self.persist and delta >= max(COMPACT_MIN_ROWS, COMPACT_SHARE * len(snap)):
             self._compact(store, target)
 
@@ -215,9 +218,11 @@ class VectorIndex:
         query = np.asarray(query, np.float32)
         qcode = quant.codes(query[None])
         n = len(snap)
-        dist = np.concatenate([codes.hamming(snap.codes, qcode),
-                               codes.hamming(self._extra_codes, qcode)])
-        dist[:n][self._dead] = codes.NO_MATCH
+        dist = codes.hamming(snap.codes, qcode)
+        if len(self._extra_pids):
+            dist = np.concatenate([dist, codes.hamming(self._extra_codes, qcode)])
+        if self._n_dead:
+            dist[:n][self._dead] = codes.NO_MATCH
         if allowed_pages is not None:
             pages = np.concatenate([snap.page_ids, self._extra_pages])
             dist[~_member(pages, np.asarray(allowed_pages, np.int64))] = codes.NO_MATCH
