@@ -161,7 +161,7 @@ def trade_offs(index, qvecs: np.ndarray, exact: list[list[int]], n: int) -> list
     stages, and (up to 100k) an int8 scan of everything."""
     chosen = (index.candidates, index.rescore)
     variants = [("1-bit, exact", c, c) for c in (1000, 3000)]
-    variants += [("1-bit, int8, exact", c, 100) for c in (5000, 10_000, 20_000)]
+    variants += [("1-bit, int8, exact", c, 100) for c in (5000, 10_000, 15_000, 20_000)]
     if n <= 100_000:
         variants.append(("int8 scan, exact", n, 100))
     out = []

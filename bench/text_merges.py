@@ -1,14 +1,15 @@
 """Do tantivy's merges block a page write? Write latency with and without waiting for them.
 
-An index of `--base` real passages (bench/corpus.py) is built in commits of 50k; then
-`--writes` pages of 20 passages are written one at a time, as the browser's host does, each
-through the store and `TextIndex.catch_up`, timed. Two policies, each on a fresh copy:
+An index of `--base` real passages (bench/corpus.py) is built in commits of 50k (none by
+default); then `--writes` pages of 20 passages are written one at a time, as the browser's
+host does, each through the store and `TextIndex.catch_up`, timed: months of reading, during
+which tantivy's log merge policy merges ever larger segments. Two policies, each on a fresh copy:
 - wait: every write waits for the merges it started (Rewind before this change: a write
   ended with `wait_merging_threads`);
 - background: the writer is kept between writes and merges finish on tantivy's threads
   (what `TextIndex` does now).
 
-    python3 bench/text_merges.py [--base 200000] [--writes 400]
+    python3 bench/text_merges.py [--base 0] [--writes 4000]
 """
 
 from __future__ import annotations
@@ -69,8 +70,8 @@ def run(base_dir: Path, texts: list[str], base: int, writes: int, policy: str) -
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", type=int, default=200_000)
-    ap.add_argument("--writes", type=int, default=400)
+    ap.add_argument("--base", type=int, default=0)
+    ap.add_argument("--writes", type=int, default=4000)
     args = ap.parse_args()
     texts = [p.text for _, p in passages(args.base + args.writes * PER_PAGE)]
     with tempfile.TemporaryDirectory(prefix="rewind-merges-base-") as tmp:
@@ -90,8 +91,8 @@ def main() -> int:
     text = "\n".join([
         "## Page writes and tantivy's merges (bench/text_merges.py)", "",
         f"{today()} · {machine()} · load average {load_average():.1f} at the end", "",
-        f"{args.writes} page writes (20 real passages each) into a text index of "
-        f"{args.base:,} passages, each timed through `TextIndex.catch_up` (store write "
+        f"{args.writes:,} page writes (20 real passages each) into a text index of "
+        f"{args.base:,} passages at first, each timed through `TextIndex.catch_up` (store write "
         "excluded). wait: each write waits for the merges it started (before); background: "
         "the writer is kept and merges run on tantivy's threads (now).", "",
         table(("policy", "p50 ms", "p95 ms", "p99 ms", "max ms", "writes > 1 s"), rows)])

@@ -152,13 +152,29 @@ class Rewind:
     def _text_released(self) -> None:
         """The text index let its writer go: apply what waited meanwhile, if anything did.
         (Runs on the release's thread; a write in progress catches up itself.)"""
-        if not self._thread_lock.acquire(blocking=False):
+        if self._writer is None or not self._thread_lock.acquire(blocking=False):
             return
-        try:
-            if self._writer is not None and self.text_index.applied_seq() < self._writer.seq():
-                self._recover()
+        try:  # its own connection: never one that a writing thread is in the middle of
+            store = Store(self.data_dir / DB_NAME, readonly=True,
+                          busy_timeout_s=self.settings.busy_timeout_s)
+            try:
+                if self.text_index.applied_seq() < store.seq() and self._lock_now():
+                    try:
+                        self.text_index.catch_up(store)
+                    finally:
+                        self._lock.release()
+            finally:
+                store.close()
         finally:
             self._thread_lock.release()
+
+    def _lock_now(self) -> bool:
+        """The write lock if it is free this instant (a writer catches up itself)."""
+        try:
+            self._lock.acquire(timeout=0)
+        except filelock.Timeout:
+            return False
+        return True
 
     def model_id(self) -> str:
         """The embedding model whose vectors this store holds (or will hold)."""

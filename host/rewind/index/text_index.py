@@ -137,16 +137,16 @@ class TextIndex:
         if not (self.dir / "meta.json").exists():  # deleted under us: start it again
             self.rebuild(store)
             return store.seq()
-        target = store.seq()
-        applied = self.applied_seq()
-        if applied >= target:
-            return 0
-        changed, deleted = store.changes_since(applied)
-        with self._writer_lock:
+        with self._writer_lock:  # two threads catching up apply one after the other
+            target = store.seq()
+            applied = self.applied_seq()
+            if applied >= target:
+                return 0
             writer = self._take_writer()
             if writer is None:
                 self._schedule_release()  # try again once that writer has gone
                 return None
+            changed, deleted = store.changes_since(applied)
             self._apply(writer, store, changed, deleted)
             faults.hit("after_text_commit")
             self._write_applied(target)

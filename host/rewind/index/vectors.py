@@ -35,7 +35,7 @@ from .vector_file import Snapshot
 _FULL_RELOAD_SHARE = 0.2
 # Candidates kept by the Hamming scan (at least 10 k), and by their int8 rows for exact
 # rescoring (at least 2 k). Chosen with bench/scale.py at 1M passages (docs/benchmarks.md).
-CANDIDATES = 10_000
+CANDIDATES = 15_000
 RESCORE = 100
 # A delta this large (rows added or removed since the snapshot) is folded into a new one.
 COMPACT_MIN_ROWS = 10_000
