@@ -38,7 +38,14 @@ sys.path.insert(0, str(ROOT))
 
 from bench.corpus import bench_queries, passages  # noqa: E402
 from bench.metrics import evaluate  # noqa: E402
-from bench.report import machine, quantile, table, today, update_section  # noqa: E402
+from bench.report import (  # noqa: E402
+    load_average,
+    machine,
+    quantile,
+    table,
+    today,
+    update_section,
+)
 from bench.scale import DEFAULT_CACHE as SCALE_CACHE  # noqa: E402
 from bench.scale import Vectors, embedder  # noqa: E402
 
@@ -97,6 +104,7 @@ def run(system: str, n: int, python: str, log=print) -> dict:
         "p95_ms": round(quantile(raw["ms"], 0.95), 2),
         "mrr10": round(scored["question"].mrr, 3), "ndcg10": round(scored["question"].ndcg, 3),
         "known_item_mrr10": round(scored["known-item"].mrr, 3),
+        "load_average": round(load_average(), 1),
         "dense_recall10": round(float(np.mean([len(set(d) & set(e.tolist())) / 10 for d, e in
                                                zip(raw["dense"], exact, strict=True)])), 3),
     }
@@ -121,10 +129,10 @@ def plot(results: list[dict], python: str) -> None:
 
 
 def report(results: list[dict]) -> None:
+    ordered = sorted(results, key=lambda r: (r["passages"], r["system"]))
     rows = [(r["system"], f"{r['passages']:,}", r["ingest_s"], r["disk_mb"], r["peak_rss_mb"],
              r["p50_ms"], r["p95_ms"], r["dense_recall10"], r["mrr10"], r["ndcg10"],
-             r["known_item_mrr10"]) for r in sorted(results, key=lambda r: (r["passages"],
-                                                                             r["system"]))]
+             r["known_item_mrr10"], r.get("load_average", "?")) for r in ordered]
     ratios = []
     for n in sorted({r["passages"] for r in results}):
         ours = next((r for r in results if r["passages"] == n and r["system"] == "rewind"), None)
@@ -133,7 +141,7 @@ def report(results: list[dict]) -> None:
                 ratios.append(f"{n:,}: {r['system']} p95 / Rewind p95 = "
                               f"{r['p95_ms'] / ours['p95_ms']:.1f}×")
     header = ("system", "passages", "ingest s", "disk MB", "peak RSS MB", "p50 ms", "p95 ms",
-              "dense recall@10", "FAQ MRR@10", "FAQ nDCG@10", "known-item MRR@10")
+              "dense recall@10", "FAQ MRR@10", "FAQ nDCG@10", "known-item MRR@10", "load")
     update_section("peers", "\n".join([
         "## Rewind beside its peers (bench/peers.py)", "",
         f"{today()} · {machine()}", "",

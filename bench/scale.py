@@ -47,7 +47,14 @@ from rewind.search import SearchQuery  # noqa: E402
 
 from bench.corpus import SyntheticVectors, bench_queries, passages, real_vectors  # noqa: E402
 from bench.data import default_cache  # noqa: E402
-from bench.report import machine, quantile, table, today, update_section  # noqa: E402
+from bench.report import (  # noqa: E402
+    load_average,
+    machine,
+    quantile,
+    table,
+    today,
+    update_section,
+)
 
 REAL = 10_000
 PER_PAGE = 20
@@ -230,6 +237,7 @@ def measure(folder: Path, n: int, n_queries: int, log=print) -> dict:
         "real_vectors": facts["real_vectors"],
         "candidates": index.candidates, "rescore": index.rescore,
         "stages": stages,
+        "load_average": round(load_average(), 1),
         "cache": str(folder),
     }
     eng.close()
@@ -238,12 +246,12 @@ def measure(folder: Path, n: int, n_queries: int, log=print) -> dict:
 
 def report(results: list[dict]) -> None:
     header = ("passages", "hybrid p50 ms", "hybrid p95 ms", "semantic p95", "keyword p95",
-              "recall@10", "scanned B", "snapshot B", "store B", "RSS MB", "build s")
+              "recall@10", "scanned B", "snapshot B", "store B", "RSS MB", "build s", "load")
     rows = [(f"{r['passages']:,}", r["p50_ms"], r["p95_ms"], r["semantic_p95_ms"],
              r["keyword_p95_ms"], f"{r['recall_at_10_vs_exact']:.3f}", r["bytes_per_passage"],
              f"{r['snapshot_bytes_per_passage']:.0f}",
              f"{r['store_vector_bytes_per_passage']:.0f}", f"{r['rss_mb']:.0f}",
-             f"{r['build_s']:.0f}") for r in results]
+             f"{r['build_s']:.0f}", r.get("load_average", "?")) for r in results]
     stage_tables = "\n\n".join(
         f"{r['passages']:,} passages:\n\n" + table(
             ("stages", "candidates", "rescore", "recall@10", "p50 ms", "p95 ms"),
@@ -262,6 +270,8 @@ passages, synthetic unit vectors from a Gaussian fitted to them for the rest. 20
 in a fresh process opening the cached index. recall@10: the dense top 10 against exact
 float32 search. Bytes a passage: scanned in memory on every search (1-bit code + ids) /
 the snapshot file on disk (codes, int8 rows, ids) / the store's vector blobs (float16).
+load: the 1-minute load average when the size was measured (2 cores, shared with other
+work: at a load of 8, times are several times those of an idle machine).
 
 {table(header, rows)}
 
@@ -282,7 +292,8 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--report", action="store_true",
-                    help="write docs/benchmarks.md's scale table from every cached result")
+                    help="write docs/benchmarks.md's scale table from every cached result "
+                    "(measuring only sizes without one)")
     args = ap.parse_args()
     folder = args.cache / str(args.passages)
     quiet = args.json
@@ -297,9 +308,12 @@ def main() -> int:
         facts = build(folder, args.passages, emb, Vectors(emb, log), log)
         log(f"built: {facts}")
         os.execv(sys.executable, [sys.executable, *sys.argv])  # time in a fresh process
-    log(f"reusing the index in {folder}")
-    result = measure(folder, args.passages, args.queries, log)
-    (folder / "result.json").write_text(json.dumps(result))
+    if args.report and (folder / "result.json").exists():
+        result = json.loads((folder / "result.json").read_text())  # measured before
+    else:
+        log(f"reusing the index in {folder}")
+        result = measure(folder, args.passages, args.queries, log)
+        (folder / "result.json").write_text(json.dumps(result))
     if args.report:
         found = [json.loads(p.read_text()) for p in args.cache.glob("*/result.json")]
         report(sorted(found, key=lambda r: r["passages"]))
