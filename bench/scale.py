@@ -46,6 +46,7 @@ from rewind.engine import Rewind  # noqa: E402
 from rewind.index import models  # noqa: E402
 from rewind.index.embedder import OnnxEmbedder  # noqa: E402
 from rewind.index.records import PageRecord, PassageRecord  # noqa: E402
+from rewind.index.vectors import VectorIndex  # noqa: E402
 from rewind.search import SearchQuery  # noqa: E402
 
 from bench.corpus import SyntheticVectors, bench_queries, passages, real_vectors  # noqa: E402
@@ -165,29 +166,35 @@ def rss_mb() -> tuple[float, float]:
     return (int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024)
 
 
-def trade_offs(index, qvecs: np.ndarray, exact: list[list[int]], n: int) -> list[dict]:
+def trade_offs(index, store, qvecs: np.ndarray, exact: list[list[int]], n: int) -> list[dict]:
     """Dense recall@10 and time (k=10) for other pool sizes of the search's stages: 1-bit
     codes with exact rescoring alone (rescore = candidates: no int8 stage), the three
-    stages, and (up to 100k) an int8 scan of everything."""
-    chosen = (index.candidates, index.rescore)
-    variants = [("1-bit, exact", c, c) for c in (1000, 3000)]
-    variants += [("1-bit, int8, exact", c, 100) for c in (5000, 10_000, 15_000, 20_000)]
+    stages, Matryoshka codes (the first 256 of 384 dimensions: a separate index, built in
+    memory), and (up to 100k) an int8 scan of everything."""
+    variants = [("1-bit, exact", index, c, c) for c in (1000, 3000)]
+    variants += [("1-bit, int8, exact", index, c, 100)
+                 for c in (5000, 10_000, 15_000, 20_000)]
+    short = VectorIndex(index.model_id, index.dim, None, bits=256)
+    short.refresh(store)
+    variants += [("1-bit of 256 dims, int8, exact", short, c, 100) for c in (15_000, 30_000)]
     if n <= 100_000:
-        variants.append(("int8 scan, exact", n, 100))
+        variants.append(("int8 scan, exact", index, n, 100))
     out = []
-    for name, c, r in variants:
-        index.candidates, index.rescore = c, r
+    for name, idx, c, r in variants:
+        chosen = (idx.candidates, idx.rescore)
+        idx.candidates, idx.rescore = c, r
         ms, recalls = [], []
         for v, e in zip(qvecs, exact, strict=True):
             t = time.perf_counter()
-            got = [h.passage_id for h in index.search(v, 10)]
+            got = [h.passage_id for h in idx.search(v, 10)]
             ms.append((time.perf_counter() - t) * 1000)
             recalls.append(len(set(got) & set(e)) / 10)
+        idx.candidates, idx.rescore = chosen
         out.append({"stages": name, "candidates": c, "rescore": r,
+                    "scanned_bytes": idx.bytes_per_passage(),
                     "recall": round(float(np.mean(recalls)), 4),
                     "p50_ms": round(statistics.median(ms), 2),
                     "p95_ms": round(quantile(ms, 0.95), 2)})
-    index.candidates, index.rescore = chosen
     return out
 
 
@@ -225,7 +232,7 @@ def measure(folder: Path, n: int, n_queries: int, log=print) -> dict:
     recall = float(np.mean([len(set(d) & set(e)) / 10 for d, e in zip(dense, exact,
                                                                         strict=True)]))
     with eng.searcher() as searcher:
-        stages = trade_offs(searcher._vectors, qvecs, exact, n)
+        stages = trade_offs(searcher._vectors, searcher.store, qvecs, exact, n)
     hy = timings["hybrid"]
     out = {
         "passages": n,
@@ -264,9 +271,9 @@ def report(results: list[dict]) -> None:
              f"{r['build_s']:.0f}", r.get("load_average", "?")) for r in results]
     stage_tables = "\n\n".join(
         f"{r['passages']:,} passages:\n\n" + table(
-            ("stages", "candidates", "rescore", "recall@10", "p50 ms", "p95 ms"),
-            [(v["stages"], f"{v['candidates']:,}", v["rescore"], f"{v['recall']:.3f}",
-              v["p50_ms"], v["p95_ms"]) for v in r.get("stages", [])])
+            ("stages", "candidates", "rescore", "scanned B", "recall@10", "p50 ms", "p95 ms"),
+            [(v["stages"], f"{v['candidates']:,}", v["rescore"], v.get("scanned_bytes", ""),
+              f"{v['recall']:.3f}", v["p50_ms"], v["p95_ms"]) for v in r.get("stages", [])])
         for r in results)
     update_section("scale", f"""## Rewind at scale (bench/scale.py)
 
