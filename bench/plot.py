@@ -30,7 +30,7 @@ def main() -> int:
     ax.set_ylabel("hybrid search p95, ms (query embedding excluded)")
     ax.set_title("Search latency against collection size (2 cores)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     fig.savefig(sys.argv[1])
     return 0
