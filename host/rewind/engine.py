@@ -138,43 +138,34 @@ class Rewind:
             finally:
                 self._lock.release()
 
-    def _recover(self) -> None:
-        """After a crash, bring the text index up to the store (if nobody else is writing)."""
+    def _recover(self, store: Store | None = None) -> None:
+        """Bring the text index up to the store (after a crash, or after changes left
+        waiting), if nobody else is writing: a writer catches up itself."""
         try:
             self._lock.acquire(timeout=0)
         except filelock.Timeout:
-            return  # the other writer catches up itself
+            return
         try:
-            self.text_index.catch_up(self._writer)
+            self.text_index.catch_up(store or self._writer)
         finally:
             self._lock.release()
 
     def _text_released(self) -> None:
         """The text index let its writer go: apply what waited meanwhile, if anything did.
-        (Runs on the release's thread; a write in progress catches up itself.)"""
+        Runs on the release's thread, with its own connection (never one a writing thread
+        is in the middle of); a write in progress in this process catches up itself."""
         if self._writer is None or not self._thread_lock.acquire(blocking=False):
             return
-        try:  # its own connection: never one that a writing thread is in the middle of
+        try:
             store = Store(self.data_dir / DB_NAME, readonly=True,
                           busy_timeout_s=self.settings.busy_timeout_s)
             try:
-                if self.text_index.applied_seq() < store.seq() and self._lock_now():
-                    try:
-                        self.text_index.catch_up(store)
-                    finally:
-                        self._lock.release()
+                if self.text_index.applied_seq() < store.seq():
+                    self._recover(store)
             finally:
                 store.close()
         finally:
             self._thread_lock.release()
-
-    def _lock_now(self) -> bool:
-        """The write lock if it is free this instant (a writer catches up itself)."""
-        try:
-            self._lock.acquire(timeout=0)
-        except filelock.Timeout:
-            return False
-        return True
 
     def model_id(self) -> str:
         """The embedding model whose vectors this store holds (or will hold)."""

@@ -278,11 +278,8 @@ class Store:
         return page_from_row(row) if row else None
 
     def pages_by_ids(self, ids: Iterable[int]) -> dict[int, PageRecord]:
-        ids = list(set(ids))
         out: dict[int, PageRecord] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(set(ids), 500):
             for row in self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({marks})",
                                        chunk):
                 page = page_from_row(row)
@@ -315,11 +312,8 @@ class Store:
 
     def passages_of(self, page_ids: Iterable[int]) -> list[tuple[int, int, PassageRecord]]:
         """(passage id, page id, passage) for the given pages, in page order."""
-        ids = list(page_ids)
         out = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(page_ids, 500):
             rows = self.db.execute(
                 "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
                 f" FROM passages WHERE page_id IN ({marks}) ORDER BY page_id, position, id", chunk)
@@ -328,11 +322,8 @@ class Store:
         return out
 
     def passages_by_ids(self, ids: Iterable[int]) -> dict[int, tuple[int, PassageRecord]]:
-        ids = list(set(ids))
         out = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(set(ids), 500):
             rows = self.db.execute(
                 "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
                 f" FROM passages WHERE id IN ({marks})", chunk)
@@ -342,22 +333,17 @@ class Store:
 
     def vectors_of(self, page_ids: Sequence[int] | None, model_id: str
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(passage ids, page ids, float32 matrix) of `model_id` vectors; all pages if None.
-
-        All pages at once holds every vector in memory: `iter_vectors` streams them.
-        """
+        """(passage ids, page ids, float32 matrix) of `model_id` vectors; all pages if None
+        (all at once: `iter_vectors` streams them)."""
         sql = ("SELECT v.passage_id, p.page_id, v.dim, v.vector FROM vectors v"
                " JOIN passages p ON p.id = v.passage_id WHERE v.model_id=?")
-        rows: list = []
         if page_ids is None:
-            rows = self.db.execute(sql + " ORDER BY v.passage_id", (model_id,)).fetchall()
-        else:
-            ids = list(page_ids)
-            for start in range(0, len(ids), 500):
-                chunk = ids[start:start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows += self.db.execute(sql + f" AND p.page_id IN ({marks})",
-                                        (model_id, *chunk)).fetchall()
+            return vector_rows(self.db.execute(sql + " ORDER BY v.passage_id",
+                                               (model_id,)).fetchall())
+        rows: list = []
+        for chunk, marks in _chunks(page_ids, 500):
+            rows += self.db.execute(sql + f" AND p.page_id IN ({marks})",
+                                    (model_id, *chunk)).fetchall()
         return vector_rows(rows)
 
     def iter_vectors(self, model_id: str, batch: int = 50_000
@@ -378,10 +364,7 @@ class Store:
                        ) -> tuple[np.ndarray, np.ndarray]:
         """(passage ids found, float32 matrix) for `passage_ids`; absent ones are left out."""
         rows: list = []
-        ids = [int(i) for i in passage_ids]
-        for start in range(0, len(ids), 30_000):  # under SQLite's variable limit (32,766)
-            chunk = ids[start:start + 30_000]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(passage_ids, 30_000):  # under SQLite's 32,766 variables
             rows += self.db.execute(
                 f"SELECT passage_id, dim, vector FROM vectors WHERE passage_id IN ({marks})"
                 " AND model_id=?", (*chunk, model_id)).fetchall()
@@ -436,3 +419,10 @@ class Store:
             "SELECT DISTINCT p.page_id FROM passages p LEFT JOIN vectors v"
             " ON v.passage_id=p.id AND v.model_id=? WHERE v.passage_id IS NULL", (model_id,))]
 
+
+def _chunks(ids: Iterable[int], size: int) -> Iterator[tuple[list[int], str]]:
+    """`ids` in lists of at most `size`, each with its SQL placeholders."""
+    ids = [int(i) for i in ids]
+    for start in range(0, len(ids), size):
+        chunk = ids[start:start + size]
+        yield chunk, ",".join("?" * len(chunk))
