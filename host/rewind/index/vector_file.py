@@ -60,6 +60,7 @@ def write(path: Path, snap: Snapshot) -> None:
     }).encode()
     start = _aligned(len(MAGIC) + 4 + len(header))
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_orphans(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:
@@ -86,6 +87,17 @@ def write(path: Path, snap: Snapshot) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def _remove_orphans(path: Path) -> None:
+    """Temporary files of writers that died before renaming them (their pid is gone)."""
+    for tmp in path.parent.glob(f".{path.name}.*.tmp"):
+        try:
+            os.kill(int(tmp.name.split(".")[-2]), 0)
+        except ProcessLookupError:
+            tmp.unlink(missing_ok=True)
+        except (ValueError, PermissionError):
+            continue  # not ours to judge: another user's process, or not our name
 
 
 def read(path: Path, model_id: str, dim: int, bits: int, store_id: str) -> Snapshot | None:
