@@ -10,6 +10,7 @@ This module must never parse requests or print: callers present results.
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -38,6 +39,7 @@ from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
+VECTOR_DIR = "vectors"
 LOCK_NAME = "write.lock"
 
 Progress = Callable[[int, int], None]
@@ -85,7 +87,8 @@ class Rewind(Forgetting):
         self.marks = ForgetMarks(self.data_dir, self.cipher.term if self.cipher else None,
                                  self.settings.forget_mark_days)
         self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly,
-                                    cipher=self.cipher)
+                                    cipher=self.cipher,
+                                    on_released=None if readonly else self._text_released)
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
         self._embedder_problem: str | None = None
@@ -101,6 +104,7 @@ class Rewind(Forgetting):
         return cls(data_dir, settings, readonly=not writer, **kwargs)
 
     def close(self) -> None:
+        self.text_index.close()  # its merges finish: the folder is settled
         for store in self._stores:
             store.close()
         if self._writer is not None:
@@ -146,6 +150,7 @@ class Rewind(Forgetting):
                 if cipher is None:
                     pages = store.counts()["pages"]
                     at_rest.encrypt_store(store)
+                    shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # plain codes
                     cipher, info = at_rest.open_cipher(store, str(self.data_dir))
                     self.audit.write("encrypted", pages=pages, key=info.key_place)
             finally:
@@ -176,17 +181,36 @@ class Rewind(Forgetting):
         """This thread's read-only store (for control/: backups read a snapshot of it)."""
         return self._reader()
 
-    def _recover(self) -> None:
-        """After a crash, bring the text index up to the store (if nobody else is writing)."""
+    def _recover(self, store: Store | None = None) -> None:
+        """Bring the text index up to the store (after a crash, or after changes left
+        waiting), if nobody else is writing: a writer catches up itself."""
         try:
             self._lock.acquire(timeout=0)
         except filelock.Timeout:
-            return  # the other writer catches up itself
+            return
         try:
-            self.text_index.catch_up(self._writer)
-            self._retain(self._writer)  # the person's limits, once at start
+            self.text_index.catch_up(store or self._writer)
+            if store is None:
+                self._retain(self._writer)  # the person's limits, once at start
         finally:
             self._lock.release()
+
+    def _text_released(self) -> None:
+        """The text index let its writer go: apply what waited meanwhile, if anything did.
+        Runs on the release's thread, with its own connection (never one a writing thread
+        is in the middle of); a write in progress in this process catches up itself."""
+        if self._writer is None or not self._thread_lock.acquire(blocking=False):
+            return
+        try:
+            store = Store(self.data_dir / DB_NAME, readonly=True,
+                          busy_timeout_s=self.settings.busy_timeout_s, cipher=self.cipher)
+            try:
+                if self.text_index.applied_seq() < store.seq():
+                    self._recover(store)
+            finally:
+                store.close()
+        finally:
+            self._thread_lock.release()
 
     def model_id(self) -> str:
         """The embedding model whose vectors this store holds (or will hold)."""
@@ -366,6 +390,7 @@ class Rewind(Forgetting):
             self.text_index.rebuild(store)
             with self._vec_lock:
                 self._vectors = None
+                shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # derived
         return {"embedded_passages": embedded, "text_docs": self.text_index.num_docs()}
 
     # ---- reads ----------------------------------------------------------------------------
@@ -375,7 +400,11 @@ class Rewind(Forgetting):
         if emb is None:
             return None
         if self._vectors is None or self._vectors.model_id != emb.model_id:
-            self._vectors = VectorIndex(emb.model_id, emb.dim)
+            # An encrypted store keeps no snapshot of its vectors on disk (its codes and int8
+            # rows would say what the sealed vectors say): the index is built in memory.
+            directory = None if self.cipher else self.data_dir / VECTOR_DIR
+            self._vectors = VectorIndex(emb.model_id, emb.dim, directory,
+                                        persist=not self.readonly)
         return self._vectors
 
     @contextmanager

@@ -6,6 +6,7 @@ after_store_commit (the store committed, the text index not yet),
 after_text_commit (tantivy committed, its applied sequence not yet recorded),
 index_page (the host received a page; with $REWIND_FAULT_MATCH, only a page whose URL
 contains it: a browser test makes one page kill the host every time it is sent).
+vector_snapshot (index/vector_file.py: a new snapshot written and synced, not yet renamed).
 Never set $REWIND_FAULT outside tests.
 """
 

@@ -49,6 +49,9 @@ def test_no_plaintext_anywhere_and_search_works(tmp_path, embedder, model_dir):
         assert eng.search(SearchQuery(SECRET)).results[0].url == "https://site2.example/article"
         assert eng.stats()["encryption"]["encrypted"] is True
         assert eng.integrity() == []
+        assert eng.vector_state().missing == 0
+        # no snapshot of the vectors on disk: its codes would say what the sealed rows say
+        assert not (data / "vectors").exists()
     with Rewind.open(data, writer=False, embedder=embedder, model_dir=model_dir) as reader:
         assert reader.page_info("https://site2.example/article")["title"] == f"{SECRET} 2"
 

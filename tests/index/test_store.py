@@ -68,8 +68,26 @@ def test_vectors_round_trip(store):
     pid, ids = store.upsert_page(page(), passages(3), vecs, "m@8")
     pids, pages, mat = store.vectors_of(None, "m@8")
     assert pids.tolist() == ids and set(pages.tolist()) == {pid}
-    np.testing.assert_array_equal(mat, vecs)
+    assert mat.dtype == np.float32
+    np.testing.assert_array_equal(mat, vecs.astype(np.float16))  # stored as float16
     assert store.vectors_of(None, "other@8")[0].size == 0
+    assert store.vector_bytes("m@8") == 3 * 8 * 2
+    found, rows = store.vectors_by_ids([ids[2], 999, ids[0]], "m@8")
+    assert sorted(found.tolist()) == sorted([ids[2], ids[0]])
+    np.testing.assert_array_equal(rows[found.tolist().index(ids[0])], mat[0])
+    batches = list(store.iter_vectors("m@8", batch=2))
+    assert [len(b[0]) for b in batches] == [2, 1]
+    np.testing.assert_array_equal(np.concatenate([b[2] for b in batches]), mat)
+
+
+def test_float32_rows_of_schema_1_still_read(store):
+    vecs = np.random.default_rng(1).standard_normal((2, 4)).astype(np.float32)
+    _pid, ids = store.upsert_page(page(), passages(2), vecs, "m@4")
+    with store.transaction() as db:  # as a schema-1 Rewind wrote them
+        db.execute("UPDATE vectors SET vector=? WHERE passage_id=?", (vecs[0].tobytes(), ids[0]))
+    _pids, _pages, mat = store.vectors_of(None, "m@4")
+    np.testing.assert_array_equal(mat[0], vecs[0])
+    np.testing.assert_array_equal(mat[1], vecs[1].astype(np.float16))
 
 
 def test_failed_write_stores_nothing_half(store):

@@ -90,3 +90,48 @@ def test_domain_suffixes():
     assert domain_suffixes("docs.python.org") == ["docs.python.org", "python.org"]
     assert domain_suffixes("localhost") == ["localhost"]
     assert domain_suffixes("") == []
+
+
+def test_writer_is_kept_between_writes_and_released_when_idle(tmp_path, monkeypatch):
+    from rewind.index import text_index
+
+    monkeypatch.setattr(text_index, "IDLE_RELEASE_S", 0.2)
+    store = Store(tmp_path / "rewind.db")
+    released = []
+    index = TextIndex(tmp_path / "text", Settings(), on_released=lambda: released.append(1))
+    add(store, "https://a.org/1", "a.org", "One", ["first words"])
+    assert index.catch_up(store) == 1
+    add(store, "https://a.org/2", "a.org", "Two", ["second words"])
+    assert index.catch_up(store) == 1  # the same writer: no wait for merges between writes
+    with pytest.raises(ValueError, match="LockBusy"):
+        index.index.writer()  # tantivy's lock is still ours
+    deadline = time.time() + 10
+    while not released and time.time() < deadline:
+        time.sleep(0.05)
+    assert released  # idle: let go (its merges finished), and the engine's hook ran
+    index.index.writer()  # the lock is free again
+    assert len(index.search("words", 5)) == 2
+
+
+def test_write_waits_in_the_store_while_another_writer_holds_tantivy(tmp_path, monkeypatch):
+    from rewind.index import text_index
+
+    monkeypatch.setattr(text_index, "IDLE_RELEASE_S", 0.2)
+    store = Store(tmp_path / "rewind.db")
+    caught = []
+    index = TextIndex(tmp_path / "text", Settings(),
+                      on_released=lambda: caught.append(index.catch_up(store)))
+    other = TextIndex(tmp_path / "text", Settings())  # another process's, merging
+    add(store, "https://a.org/1", "a.org", "One", ["kept words"])
+    assert other.catch_up(store) == 1
+    add(store, "https://a.org/2", "a.org", "Two", ["waiting words"])
+    assert index.catch_up(store) is None  # not blocked: left for later
+    assert index.applied_seq() < store.seq()
+    other.close()  # its merges done, the lock free
+    deadline = time.time() + 10
+    while index.applied_seq() < store.seq() and time.time() < deadline:
+        time.sleep(0.05)
+    assert index.applied_seq() == store.seq()
+    index.reload()
+    assert len(index.search("words", 5)) == 2
+    index.close()

@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING
 
 from .. import __version__, profile_settings
 from ..capture.gate import RULES_FILE
+from ..index.records import encode_vector
 from . import backup
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ def page_records(store: Store, model_id: str, vectors: bool) -> Iterator[dict]:
         vec: dict[int, bytes] = {}
         if vectors:
             pids, _pages, mat = store.vectors_of(batch, model_id)
-            vec = {int(p): mat[i].tobytes() for i, p in enumerate(pids)}
+            vec = {int(p): encode_vector(mat[i]) for i, p in enumerate(pids)}  # float16
         by_page: dict[int, list] = {}
         for pid, page_id, p in rows:
             by_page.setdefault(page_id, []).append(

@@ -128,8 +128,10 @@ def import_page(eng: Rewind, page: PageRecord, passages: list[PassageRecord],
         emb = eng.embedder()
         same_model = model_id is not None and emb is not None and model_id == emb.model_id
         unchanged = all(same for _, same in kept) and len(kept) == len(passages)
-        if same_model and unchanged and all(v is not None for v in vecs):
-            vectors = np.stack([np.frombuffer(v, np.float32) for v in vecs])  # type: ignore
+        if same_model and unchanged and all(v is not None and len(v) == 2 * emb.dim
+                                            for v in vecs):
+            vectors = np.stack([np.frombuffer(v, np.float16) for v in vecs]  # type: ignore
+                               ).astype(np.float32)
             vec_model = model_id
         elif emb is not None:
             vectors = emb.embed_documents([p.text for p in records])

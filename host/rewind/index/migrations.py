@@ -8,7 +8,7 @@ This module must never run SQL itself: it is the schema as data.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Migrations run in order inside one transaction each; never edit a released one.
 MIGRATIONS: dict[int, str] = {
@@ -52,5 +52,14 @@ MIGRATIONS: dict[int, str] = {
     );
     CREATE TABLE tombstones (page_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
     CREATE INDEX tombstones_seq ON tombstones(seq);
+    """,
+    # Vectors written from here on are float16 (records.encode_vector); older rows stay
+    # float32 and are read by their length. A Rewind that knows only schema 1 would misread
+    # them, so the version goes up and such a Rewind refuses the store with a clear error.
+    # store_id: derived files (the vector snapshot) name the store they were made from, so
+    # a store replaced under them is never mistaken for the one they reflect.
+    2: """
+    INSERT OR REPLACE INTO meta(key, value) VALUES ('vector_dtype', 'float16');
+    INSERT OR IGNORE INTO meta(key, value) VALUES ('store_id', lower(hex(randomblob(8))))
     """,
 }

@@ -1,13 +1,17 @@
-"""What the store holds, as records: a page with its visits, and its passages.
+"""What the store holds, as records: a page with its visits, its passages, their vectors.
 
-This module must never touch SQLite beyond turning one row into one record.
+This module must never touch SQLite beyond turning one row into one record (and a
+vector into its stored bytes and back).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 
 @dataclass
@@ -64,3 +68,38 @@ def page_from_row(row: sqlite3.Row | tuple) -> PageRecord:
         metadata=json.loads(meta), first_visit=first, last_visit=last, visit_count=count,
         dwell_s=dwell, indexed_at=indexed, seq=seq,
     )
+
+
+# Vectors are stored as float16: half the bytes of float32, and cosines within ~1e-3 of it,
+# so exact rescoring (index/vectors.py) ranks as float32 would. Rows written before schema 2
+# are float32: a row's byte length tells which.
+VECTOR_DTYPE = np.float16
+
+
+def encode_vector(vec: np.ndarray) -> bytes:
+    return np.ascontiguousarray(vec, dtype=VECTOR_DTYPE).tobytes()
+
+
+def decode_vectors(blobs: Sequence[bytes], dims: Sequence[int]) -> np.ndarray:
+    """float32 (len(blobs), dim) from stored rows of one dimension, float16 or float32."""
+    if not blobs:
+        return np.empty((0, 0), np.float32)
+    dim = dims[0]
+    joined = b"".join(blobs)
+    if len(joined) == 2 * dim * len(blobs) and len(set(dims)) == 1:  # every row float16
+        return np.frombuffer(joined, np.float16).reshape(-1, dim).astype(np.float32)
+    out = np.empty((len(blobs), dim), np.float32)
+    for i, (blob, d) in enumerate(zip(blobs, dims, strict=True)):
+        if d != dim:
+            raise ValueError(f"stored vectors of one model have {dim} and {d} dims")
+        out[i] = np.frombuffer(blob, np.float16 if len(blob) == 2 * d else np.float32)
+    return out
+
+
+def vector_rows(rows: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(passage ids, page ids, float32 matrix) from (passage id, page id, dim, blob) rows."""
+    if not rows:
+        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 0), np.float32)
+    pids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    pages = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+    return pids, pages, decode_vectors([r[3] for r in rows], [r[2] for r in rows])

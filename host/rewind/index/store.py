@@ -30,7 +30,15 @@ from .. import faults
 from ..errors import Code, RewindError
 from .cipher import FieldCipher
 from .migrations import MIGRATIONS, SCHEMA_VERSION
-from .records import PAGE_COLUMNS, PageRecord, PassageRecord, page_from_row
+from .records import (
+    PAGE_COLUMNS,
+    PageRecord,
+    PassageRecord,
+    decode_vectors,
+    encode_vector,
+    page_from_row,
+    vector_rows,
+)
 
 
 def _disk_error(exc: sqlite3.Error) -> RewindError:
@@ -159,11 +167,17 @@ class Store:
         return self.cipher.open_text(value, column)  # type: ignore[arg-type]
 
     def _seal_vec(self, vec: np.ndarray) -> bytes:
-        vec = np.ascontiguousarray(vec, dtype=np.float32)
-        return self.cipher.seal_vector(vec) if self.cipher else vec.tobytes()
+        raw = encode_vector(vec)
+        return self.cipher.seal(raw, "vector") if self.cipher else raw
 
     def _open_vec(self, blob: bytes) -> bytes:
         return self.cipher.open_vector(blob) if self.cipher else blob
+
+    def _vector_rows(self, rows: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """records.vector_rows over (passage id, page id, dim, blob) rows, unsealed."""
+        if self.cipher is not None:
+            rows = [(a, b, d, self._open_vec(v)) for a, b, d, v in rows]
+        return vector_rows(rows)
 
     def _page(self, row: tuple) -> PageRecord:
         if self.cipher is not None:
@@ -197,6 +211,10 @@ class Store:
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else default
+
+    def store_id(self) -> str:
+        """This store's random id (schema 2): derived files name the store they reflect."""
+        return self.get_meta("store_id") or ""
 
     def set_meta(self, key: str, value: str) -> None:
         with self.transaction():
@@ -258,7 +276,7 @@ class Store:
                         db.execute(
                             "INSERT INTO vectors(passage_id, model_id, dim, vector)"
                             " VALUES (?,?,?,?)",
-                            (cur.lastrowid, model_id, int(vectors[i].shape[0]),
+                            (cur.lastrowid, model_id, vectors.shape[1],
                              self._seal_vec(vectors[i])),
                         )
             return page_id, ids
@@ -303,7 +321,7 @@ class Store:
             for pid, vec in zip(ids, vectors, strict=True):
                 db.execute(
                     "INSERT INTO vectors(passage_id, model_id, dim, vector) VALUES (?,?,?,?)",
-                    (pid, model_id, int(vec.shape[0]), self._seal_vec(vec)),
+                    (pid, model_id, len(vec), self._seal_vec(vec)),
                 )
             db.execute("UPDATE pages SET seq=? WHERE id=?", (seq, page_id))
 
@@ -320,11 +338,8 @@ class Store:
         return self._page(row) if row else None
 
     def pages_by_ids(self, ids: Iterable[int]) -> dict[int, PageRecord]:
-        ids = list(set(ids))
         out: dict[int, PageRecord] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(set(ids), 500):
             for row in self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({marks})",
                                        chunk):
                 page = self._page(row)
@@ -357,11 +372,8 @@ class Store:
 
     def passages_of(self, page_ids: Iterable[int]) -> list[tuple[int, int, PassageRecord]]:
         """(passage id, page id, passage) for the given pages, in page order."""
-        ids = list(page_ids)
         out = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(page_ids, 500):
             rows = self.db.execute(
                 "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
                 f" FROM passages WHERE page_id IN ({marks}) ORDER BY page_id, position, id", chunk)
@@ -369,11 +381,8 @@ class Store:
         return out
 
     def passages_by_ids(self, ids: Iterable[int]) -> dict[int, tuple[int, PassageRecord]]:
-        ids = list(set(ids))
         out = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(set(ids), 500):
             rows = self.db.execute(
                 "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
                 f" FROM passages WHERE id IN ({marks})", chunk)
@@ -384,26 +393,46 @@ class Store:
 
     def vectors_of(self, page_ids: Sequence[int] | None, model_id: str
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(passage ids, page ids, float32 matrix) of `model_id` vectors; all pages if None."""
-        sql = ("SELECT v.passage_id, p.page_id, v.vector FROM vectors v"
+        """(passage ids, page ids, float32 matrix) of `model_id` vectors; all pages if None
+        (all at once: `iter_vectors` streams them)."""
+        sql = ("SELECT v.passage_id, p.page_id, v.dim, v.vector FROM vectors v"
                " JOIN passages p ON p.id = v.passage_id WHERE v.model_id=?")
-        rows: list = []
         if page_ids is None:
-            rows = self.db.execute(sql + " ORDER BY v.passage_id", (model_id,)).fetchall()
-        else:
-            ids = list(page_ids)
-            for start in range(0, len(ids), 500):
-                chunk = ids[start:start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows += self.db.execute(sql + f" AND p.page_id IN ({marks})",
-                                        (model_id, *chunk)).fetchall()
+            return self._vector_rows(self.db.execute(sql + " ORDER BY v.passage_id",
+                                                     (model_id,)).fetchall())
+        rows: list = []
+        for chunk, marks in _chunks(page_ids, 500):
+            rows += self.db.execute(sql + f" AND p.page_id IN ({marks})",
+                                    (model_id, *chunk)).fetchall()
+        return self._vector_rows(rows)
+
+    def iter_vectors(self, model_id: str, batch: int = 50_000
+                     ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """`vectors_of(None, model_id)` in batches of passage-id order (bounded memory)."""
+        after = -1
+        while True:
+            rows = self.db.execute(
+                "SELECT v.passage_id, p.page_id, v.dim, v.vector FROM vectors v"
+                " JOIN passages p ON p.id = v.passage_id WHERE v.model_id=? AND v.passage_id>?"
+                " ORDER BY v.passage_id LIMIT ?", (model_id, after, batch)).fetchall()
+            if not rows:
+                return
+            after = rows[-1][0]
+            yield self._vector_rows(rows)
+
+    def vectors_by_ids(self, passage_ids: Sequence[int], model_id: str
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """(passage ids found, float32 matrix) for `passage_ids`; absent ones are left out."""
+        rows: list = []
+        for chunk, marks in _chunks(passage_ids, 30_000):  # under SQLite's 32,766 variables
+            rows += self.db.execute(
+                f"SELECT passage_id, dim, vector FROM vectors WHERE passage_id IN ({marks})"
+                " AND model_id=?", (*chunk, model_id)).fetchall()
         if not rows:
-            return np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 0), np.float32)
+            return np.empty(0, np.int64), np.empty((0, 0), np.float32)
         pids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-        pages = np.fromiter((r[1] for r in rows), np.int64, len(rows))
-        mat = np.frombuffer(b"".join(self._open_vec(r[2]) for r in rows),
-                            dtype=np.float32).reshape(len(rows), -1)
-        return pids, pages, mat
+        return pids, decode_vectors([self._open_vec(r[2]) for r in rows],
+                                    [r[1] for r in rows])
 
     def vector_models(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT model_id, COUNT(*) FROM vectors GROUP BY model_id"))
@@ -423,6 +452,11 @@ class Store:
 
     def passage_ids(self) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT id FROM passages")}
+
+    def vector_bytes(self, model_id: str) -> int:
+        """Bytes of the stored vectors of `model_id` (the blobs alone, without SQLite's pages)."""
+        return int(self.db.execute("SELECT COALESCE(SUM(LENGTH(vector)), 0) FROM vectors"
+                                   " WHERE model_id=?", (model_id,)).fetchone()[0])
 
     def integrity(self) -> list[str]:
         """Problems found by SQLite's own check and our invariants; [] when healthy."""
@@ -445,3 +479,11 @@ class Store:
         return [r[0] for r in self.db.execute(
             "SELECT DISTINCT p.page_id FROM passages p LEFT JOIN vectors v"
             " ON v.passage_id=p.id AND v.model_id=? WHERE v.passage_id IS NULL", (model_id,))]
+
+
+def _chunks(ids: Iterable[int], size: int) -> Iterator[tuple[list[int], str]]:
+    """`ids` in lists of at most `size`, each with its SQL placeholders."""
+    ids = [int(i) for i in ids]
+    for start in range(0, len(ids), size):
+        chunk = ids[start:start + size]
+        yield chunk, ",".join("?" * len(chunk))

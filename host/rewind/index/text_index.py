@@ -11,6 +11,16 @@ hashed the same way, so BM25 counts the same terms and the files hold no word of
 (phrase queries become term queries; highlights are found in Python). The index records
 which terms it holds (`terms` file) and is rebuilt from the store when that changes.
 
+Merges never block a write: a process keeps its tantivy writer between writes (a commit
+does not wait for merges; tantivy merges segments on its own threads, by its default log
+merge policy) and lets it go only after IDLE_RELEASE_S without writes, waiting for the
+merges on a background thread. A write that finds tantivy's lock taken meanwhile (by that
+release, or by another process's writer) leaves the text index behind the store and says
+so (`catch_up` returns None); `on_released` — the engine's catch-up under its write lock —
+runs after each release and picks up what was left, and the store stays the truth.
+A merge of 8 segments of 40k passages takes ~10 s on this machine: when every write
+waited for merges, a page write could wait that long.
+
 This module must never be the only copy of anything: the store is the truth.
 """
 
@@ -20,6 +30,8 @@ import math
 import os
 import re
 import shutil
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +45,8 @@ from .store import Store
 
 ANALYZER = "rewind_en"
 _WORD = re.compile(r"\w+")
+IDLE_RELEASE_S = 2.0  # a writer unused this long is let go (its merges finish first)
+WRITER_HEAP = 64_000_000
 
 @dataclass
 class KeywordHit:
@@ -75,7 +89,8 @@ class TextIndex:
     """tantivy index in `directory`. Writes happen only under the store's writer lock."""
 
     def __init__(self, directory: Path, settings: Settings, *, readonly: bool = False,
-                 cipher: FieldCipher | None = None):
+                 cipher: FieldCipher | None = None,
+                 on_released: Callable[[], None] | None = None):
         self.dir = directory
         self.settings = settings
         self.schema = _schema()
@@ -84,6 +99,11 @@ class TextIndex:
         self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
                        "text": settings.text_boost}
         self._terms_mode = f"keyed {cipher.key_id}" if cipher else "plain"
+        self.on_released = on_released
+        self._writer: tantivy.IndexWriter | None = None
+        self._writer_lock = threading.Lock()  # the writer, between writes and its release
+        self._release_timer: threading.Timer | None = None
+        self._searcher: tantivy.Searcher | None = None
         if not readonly:
             directory.mkdir(parents=True, exist_ok=True)
         fresh = not (directory / "meta.json").exists()
@@ -153,26 +173,37 @@ class TextIndex:
 
     # ---- writes -------------------------------------------------------------------------
 
-    def catch_up(self, store: Store) -> int:
-        """Apply every store change after `applied_seq`; returns the pages touched."""
+    def catch_up(self, store: Store) -> int | None:
+        """Apply every store change after `applied_seq`; returns the pages touched, or None
+        when tantivy's writer lock is taken (a release's merges, another process): the
+        changes wait for the next catch-up (`on_released` runs one)."""
         if self._stale or not (self.dir / "meta.json").exists():  # deleted under us: again
             self.rebuild(store)
             return store.seq()
-        target = store.seq()
-        applied = self.applied_seq()
-        if applied >= target:
-            return 0
-        changed, deleted = store.changes_since(applied)
-        self._apply(store, changed, deleted)
-        faults.hit("after_text_commit")
-        self._write_applied(target)
+        with self._writer_lock:  # two threads catching up apply one after the other
+            target = store.seq()
+            applied = self.applied_seq()
+            if applied >= target:
+                return 0
+            writer = self._take_writer()
+            if writer is None:
+                self._schedule_release()  # try again once that writer has gone
+                return None
+            changed, deleted = store.changes_since(applied)
+            self._apply(writer, store, changed, deleted)
+            faults.hit("after_text_commit")
+            self._write_applied(target)
         self.index.reload()
+        self._searcher = None
         self._loaded_seq = target
+        self._schedule_release()
         return len(changed) + len(deleted)
 
     def rebuild(self, store: Store) -> None:
         """Start the index again from nothing and fill it from the store."""
+        self.close()
         self.index = None  # drop tantivy's handles before the files go
+        self._searcher = None
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.index = tantivy.Index(self.schema, path=str(self.dir), reuse=False)
@@ -183,8 +214,18 @@ class TextIndex:
         self._loaded_seq = 0
         self.catch_up(store)
 
-    def _apply(self, store: Store, changed: list[int], deleted: list[int]) -> None:
-        writer = self.index.writer(heap_size=64_000_000, num_threads=1)
+    def _take_writer(self) -> tantivy.IndexWriter | None:
+        """This process's writer (opened once, kept between writes); None while tantivy's
+        lock is held elsewhere. Call with `_writer_lock` held."""
+        if self._writer is None:
+            try:
+                self._writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
+            except ValueError:  # LockBusy: a writer is still merging, here or elsewhere
+                return None
+        return self._writer
+
+    def _apply(self, writer: tantivy.IndexWriter, store: Store, changed: list[int],
+               deleted: list[int]) -> None:
         try:
             for page_id in {*changed, *deleted}:
                 writer.delete_documents_by_query(
@@ -202,15 +243,45 @@ class TextIndex:
                     doc.add_text("domain", suffix)
                 doc.add_integer("visited", int(page.last_visit))
                 writer.add_document(doc)
-            writer.commit()
-            # Merges run on tantivy's threads; waiting for them leaves the files settled when
-            # this returns (a closed engine's folder can be removed or backed up at once).
-            writer.wait_merging_threads()
+            writer.commit()  # merges go on in tantivy's threads: not waited for here
         except BaseException:
             writer.rollback()
+            self._writer = None  # a writer that failed is not kept
             raise
-        finally:
-            del writer  # releases tantivy's own writer lock
+
+    def _schedule_release(self) -> None:
+        if self._release_timer is not None:
+            self._release_timer.cancel()
+        self._release_timer = threading.Timer(IDLE_RELEASE_S, self._release)
+        self._release_timer.daemon = True
+        self._release_timer.start()
+
+    def _release(self) -> None:
+        """Let the idle writer go on this thread, waiting for its merges; then catch up."""
+        with self._writer_lock:
+            writer, self._writer = self._writer, None
+        try:
+            if writer is not None:
+                writer.wait_merging_threads()  # releases the GIL: searches go on meanwhile
+                del writer  # releases tantivy's lock
+                self.index.reload()
+                self._searcher = None
+            if self.on_released is not None:
+                self.on_released()
+        except Exception:  # noqa: BLE001 - a background tidy-up: the next write catches up
+            return
+
+    def close(self) -> None:
+        """Let the writer go, its merges finished (the folder is then settled)."""
+        timer, self._release_timer = self._release_timer, None
+        if timer is not None:
+            timer.cancel()
+            if timer.is_alive() and timer is not threading.current_thread():
+                timer.join()
+        with self._writer_lock:
+            writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.wait_merging_threads()
 
     # ---- reads --------------------------------------------------------------------------
 
@@ -225,7 +296,14 @@ class TextIndex:
         seq = self.applied_seq()
         if seq != self._loaded_seq:
             self.index.reload()
+            self._searcher = None
             self._loaded_seq = seq
+
+    def searcher(self) -> tantivy.Searcher:
+        """The searcher of the loaded commit, reused until the next reload."""
+        if self._searcher is None:
+            self._searcher = self.index.searcher()
+        return self._searcher
 
     def parse(self, text: str) -> tantivy.Query:
         if self.cipher is not None:  # words are keyed terms in text and title; URLs are not
@@ -253,7 +331,7 @@ class TextIndex:
                 int(until) - 1 if until is not None else None)))
         if len(clauses) > 1:
             query = tantivy.Query.boolean_query(clauses)
-        searcher = self.index.searcher()
+        searcher = self.searcher()
         hits = []
         for score, address in searcher.search(query, k).hits:
             doc = searcher.doc(address)
@@ -267,7 +345,7 @@ class TextIndex:
         if self.cipher is not None:  # the index holds no words to highlight with
             return self._word_highlighter(query_text)
         gen = tantivy.SnippetGenerator.create(
-            self.index.searcher(), self.parse(query_text), self.schema, "text")
+            self.searcher(), self.parse(query_text), self.schema, "text")
 
         def ranges(passage_text: str) -> list[tuple[int, int]]:
             gen.set_max_num_chars(len(passage_text) + 1)
@@ -327,7 +405,7 @@ class TextIndex:
 
     def idf(self, terms: list[str]) -> dict[str, float]:
         """Each term's inverse document frequency over the passages' text (BM25's own)."""
-        searcher = self.index.searcher()
+        searcher = self.searcher()
         n = max(1, searcher.num_docs)
         out = {}
         for t in terms:
