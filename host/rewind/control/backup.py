@@ -8,8 +8,9 @@ AES-GCM under a key scrypt derives from the passphrase (the header and the segme
 and last flag as associated data). Inside, one msgpack record after another: each page
 with its visits and passages (text, place, quality, and the vector of the model named in
 the header, float16 as the store keeps it), the profile's settings and recording rules,
-and an end record with the counts. So a damaged, cut or reordered file, a wrong passphrase, a file of another kind
-or of a newer format is told apart and refused before anything is imported.
+and an end record with the counts. So a damaged, cut or reordered file, a wrong
+passphrase, a file of another kind or of a newer format is told apart and refused before
+anything is imported.
 
 The portable export is JSON (`rewind-export`, the shape `export` streams): pages with
 their visits and passages, no vectors (an importing Rewind embeds them again).
