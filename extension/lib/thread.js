@@ -24,6 +24,7 @@ import { COULD_NOT_FIND, isCouldNotFind } from "./answer.js";
  *   citations: any[],
  *   notFound: boolean,
  *   errorCode: string,
+ *   threadId: string|null,
  * }} Turn
  * @typedef {{id: string|null, turns: Turn[]}} Thread
  */
@@ -64,6 +65,7 @@ export function ask(thread, question, opts = {}) {
     citations: [],
     notFound: false,
     errorCode: "",
+    threadId: null,
   });
   return msg;
 }
@@ -107,6 +109,7 @@ export function apply(thread, m) {
     t.state = "done";
     t.status = typeof r.notice === "string" ? r.notice : "";
     thread.id = threadId(r.thread_id);
+    t.threadId = thread.id;
   } else if (m.type === "error") {
     const e = m.error ?? {};
     t.errorCode = String(e.code ?? "");

@@ -39,7 +39,8 @@ export function createThread(els, hooks) {
     const done = turn.state !== "asking" && turn.state !== "answering";
     return h(
       "li",
-      { class: "turn", id, dataset: { state: turn.state } },
+      // data-thread: the host's thread this answer came in (tests compare follow-ups).
+      { class: "turn", id, dataset: turn.threadId ? { state: turn.state, thread: turn.threadId } : { state: turn.state } },
       h("p", { class: "question" }, h("span", { class: "visually-hidden", text: "You asked: " }), turn.question),
       body.answer,
       body.tips,

@@ -47,6 +47,7 @@ test("a follow-up carries the thread_id of the previous answer's final frame", (
   assert.equal(ask(t, "Third?").thread_id, "th-2");
   assert.deepEqual(t.turns.map((x) => x.question), ["First?", "And then?", "Third?"]);
   assert.deepEqual(t.turns.map((x) => x.answer), ["One [Source 1].", "Two [Source 1].", ""]);
+  assert.deepEqual(t.turns.map((x) => x.threadId), ["th-1", "th-2", null]);
 });
 
 test("a host that sends no thread_id: follow-ups go as new questions, still in the thread", () => {
