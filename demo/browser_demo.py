@@ -101,16 +101,20 @@ def card_lines(li: Any, lead: str = "") -> list[str]:
 def turn_text(panel: Any, turn: Any) -> str:
     """One question and its answer as the panel shows them, with each citation's passage
     (what hovering the badge shows) and the sources, or the closest pages as cards."""
-    lines = [f"Q: {turn.locator('.question').inner_text().removeprefix('You asked: ')}"]
+    question = (turn.locator(".question").text_content() or "").removeprefix("You asked: ")
+    lines = [f"Q: {question}"]
     lines.append(f"A: {turn.locator('.answer').inner_text().strip()}")
     for badge in turn.locator("a.cite").all():
         tip = turn.locator(f"#{badge.get_attribute('aria-describedby')}")
         quote = tip.locator(".quote")
         shown = quote.text_content() if quote.count() else "(no passage)"
         lines.append(f"   [{badge.inner_text()}] on hover: “{shown}”")
-    if turn.locator(".sources > li").count():
+    sources = turn.locator(".sources > li").all()
+    if sources:
         lines.append("Sources:")
-        lines += [f"   {t}" for t in turn.locator(".sources > li").all_inner_texts()]
+    for li in sources:
+        number, title = li.locator(".cite").inner_text(), li.locator("a").inner_text()
+        lines.append(f"   [{number}] {title} · {li.locator('.small').inner_text()}")
     for i, card in enumerate(turn.locator(".closest li.result").all()):
         if i == 0:
             lines.append(turn.locator(".closest h3").inner_text())
@@ -260,13 +264,14 @@ def demo(browser: RewindBrowser, site: LocalSite, shots: Path, expect: Any) -> i
     )
     show("Under the answer: " + panel.locator("#search-status").inner_text())
     show(results_text(panel))
+    panel.screenshot(path=str(shots / "sidepanel-ask.png"), full_page=True)
     badges = turn.locator("a.cite")
     if badges.count():
         badges.first.hover()  # its tooltip: the passage behind the sentence
         expect(turn.locator(f"#{badges.first.get_attribute('aria-describedby')}")).to_be_visible()
-    panel.screenshot(path=str(shots / "sidepanel-ask.png"), full_page=True)
+        panel.screenshot(path=str(shots / "sidepanel-citation.png"), full_page=True)
+        panel.mouse.move(0, 0)  # the tooltip goes with the pointer
 
-    panel.mouse.move(0, 0)  # the tooltip goes with the pointer
     say(f"a follow-up in the same thread: “{FOLLOW_UP}”")
     turn = ask_in_panel(panel, expect, FOLLOW_UP, follow=True)
     show(turn_text(panel, turn))
