@@ -2,9 +2,9 @@
 
 Job: register the real host for a throwaway Chromium profile, launch Chromium with the
 built extension, read a slice of the real Python documentation served on 127.0.0.1,
-wait until the host has indexed it, type a search and a question into the side panel,
-print what the person sees, and save screenshots of the side panel, the popup and the
-options page.
+wait until the host has indexed it, type a search, a question and a follow-up into the
+side panel, print what the person sees (each citation's passage too), and save screenshots
+of the side panel, the popup and the options page.
 Never: touch the person's own browser profiles or host registration (everything lives
 under the output folder), or fake an answer the host did not give.
 """
