@@ -6,7 +6,10 @@ rare words remembered from an answer). Never: download anything but that one pac
 outside the cache folder, or need a third-party HTML library (the standard html.parser does).
 
 Parsing rules (decided once, tested in tests/test_bench_data.py):
-- A question is a `<section id=...>` whose first heading (h2/h3/h4) ends in "?".
+- A question is a `<section id=...>` whose first heading (h2/h3/h4) ends in "?". Older
+  Sphinx and DocBook write sections as `<div class="section">` (Django's and the Debian
+  FAQ's docs): those count as sections too, and a section without an id takes the first id
+  inside its heading (DocBook's `<h2><a id=...>`).
 - Its answer is the section's text WITHOUT that heading. Nested sections that are themselves
   questions are their own pairs and are left out of the enclosing answer; nested sections that
   are not questions (a sub-heading inside an answer) stay in it, heading included, because
@@ -63,59 +66,63 @@ def python_docs(cache: Path | None = None) -> Path:
 
     Idempotent: when the extracted tree is in the cache, returns at once without apt.
     """
+    return debian_package(PACKAGE, HTML_SUBDIR / "faq", cache).joinpath(HTML_SUBDIR)
+
+
+def debian_package(package: str, expect: Path, cache: Path | None = None) -> Path:
+    """Return the folder where Debian package `package` is extracted (fetched once with
+    `apt-get download` + `dpkg-deb -x`); `expect`, a path inside the package, must exist."""
     cache = Path(cache) if cache is not None else default_cache()
-    dest = cache / PACKAGE
-    root = dest / HTML_SUBDIR
+    dest = cache / package
     done = dest / ".complete"
-    if done.exists() and (root / "faq").is_dir():
-        return root
+    if done.exists() and (dest / expect).exists():
+        return dest
 
     for tool in ("apt-get", "dpkg-deb"):
         if shutil.which(tool) is None:
             raise EvalDataError(
-                f"`{tool}` is not available, so the {PACKAGE} package cannot be fetched. "
-                f"Run the benchmarks on a Debian/Ubuntu machine, or extract the package's "
-                f"{HTML_SUBDIR} tree yourself into {dest} and create {done}."
+                f"`{tool}` is not available, so the {package} package cannot be fetched. "
+                f"Run the benchmarks on a Debian/Ubuntu machine, or extract the package "
+                f"yourself into {dest} (so that {dest / expect} exists) and create {done}."
             )
 
     cache.mkdir(parents=True, exist_ok=True)
     # Tests and benchmarks may fetch at the same time: one fetches, the others wait.
-    with filelock.FileLock(str(cache / f".{PACKAGE}.lock")):
-        if done.exists() and (root / "faq").is_dir():
-            return root
-        _fetch(cache, dest)
-    return root
+    with filelock.FileLock(str(cache / f".{package}.lock")):
+        if done.exists() and (dest / expect).exists():
+            return dest
+        _fetch(cache, dest, package, expect)
+    return dest
 
 
-def _fetch(cache: Path, dest: Path) -> None:
+def _fetch(cache: Path, dest: Path, package: str, expect: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="rewind-eval-", dir=cache) as tmp_s:
         tmp = Path(tmp_s)
-        got = _run(["apt-get", "download", PACKAGE], tmp)
+        got = _run(["apt-get", "download", package], tmp)
         if got.returncode != 0:
             # The package lists may be missing or stale: refresh once, then retry.
             upd = _run(["apt-get", "update"], tmp)
-            got = _run(["apt-get", "download", PACKAGE], tmp)
+            got = _run(["apt-get", "download", package], tmp)
             if got.returncode != 0:
                 raise EvalDataError(
-                    f"`apt-get download {PACKAGE}` failed: {got.stderr.strip()[-500:]}"
+                    f"`apt-get download {package}` failed: {got.stderr.strip()[-500:]}"
                     + (
                         f"\n(apt-get update also failed: {upd.stderr.strip()[-300:]})"
                         if upd.returncode != 0
                         else ""
                     )
                     + f"\nCheck the apt sources, or install the package "
-                    f"(`apt-get install {PACKAGE}`) and copy /{HTML_SUBDIR} into "
-                    f"{dest / HTML_SUBDIR}."
+                    f"(`apt-get install {package}`) and copy its files under {dest}."
                 )
-        debs = sorted(tmp.glob(f"{PACKAGE}_*.deb"))
+        debs = sorted(tmp.glob(f"{package}_*.deb"))
         if not debs:
-            raise EvalDataError(f"apt-get reported success but no {PACKAGE} .deb appeared")
+            raise EvalDataError(f"apt-get reported success but no {package} .deb appeared")
         staging = tmp / "x"
         ext = _run(["dpkg-deb", "-x", str(debs[-1]), str(staging)], tmp)
         if ext.returncode != 0:
             raise EvalDataError(f"`dpkg-deb -x` failed: {ext.stderr.strip()[-500:]}")
-        if not (staging / HTML_SUBDIR / "faq").is_dir():
-            raise EvalDataError(f"{debs[-1].name} has no {HTML_SUBDIR}/faq folder")
+        if not (staging / expect).exists():
+            raise EvalDataError(f"{debs[-1].name} has no {expect}")
         if dest.exists():
             shutil.rmtree(dest)
         # Move the finished tree in one step, so a crash never leaves a half tree marked done.
@@ -217,6 +224,7 @@ class _FaqParser(HTMLParser):
         self.sections: list[_Section] = []  # all, in document order
         self._stack: list[_Section] = []
         self._tags: list[str] = []  # open tags, to match </section> and skip ranges
+        self._section_depths: list[int] = []  # len(_tags) right after each open section
         self._skip_depth = 0  # >0 while inside script/style/nav or a headerlink
         self._in_heading: str | None = None
         self._pre_depth = 0
@@ -234,13 +242,16 @@ class _FaqParser(HTMLParser):
             self._skip_depth += 1
             return
         self._tags.append(tag)
-        if tag == "section":
+        if tag == "section" or (tag == "div" and "section" in (a.get("class") or "").split()):
+            self._section_depths.append(len(self._tags))
             sec = _Section(id=a.get("id") or "")
             if self._stack:
                 self._stack[-1].parts.append(sec)
             self._stack.append(sec)
             self.sections.append(sec)
             return
+        if self._in_heading is not None and self._stack and not self._stack[-1].id:
+            self._stack[-1].id = a.get("id") or a.get("name") or ""
         if tag in _HEADINGS and self._stack and not self._stack[-1].heading_done:
             cur = self._stack[-1]
             cur.heading = []
@@ -259,14 +270,17 @@ class _FaqParser(HTMLParser):
         if tag not in self._tags:
             return
         while self._tags:
+            is_section = bool(self._section_depths) and self._section_depths[-1] == len(self._tags)
             t = self._tags.pop()
             if self._skip_depth:
                 self._skip_depth -= 1
                 if t == tag:
                     return
                 continue
-            if t == "section" and self._stack:
-                self._stack.pop()
+            if is_section:
+                self._section_depths.pop()
+                if self._stack:
+                    self._stack.pop()
             elif t == self._in_heading and self._stack:
                 self._stack[-1].heading_done = True
                 self._in_heading = None
