@@ -111,14 +111,15 @@ function citationsOf(tokens, citations) {
 }
 
 /**
- * The passage that backs a badge: its citation's `quote` when the sentence cites this
- * source alone (or this source is its best), else the source's own first passage.
+ * The passage that backs a badge: its citation's `quote`, which is the passage of the
+ * sentence's first source (the host checks every source a sentence keeps, and quotes the
+ * first), when the badge is that source; else the source's own first passage.
  * @param {any|null} citation @param {any} src @param {number} n
  */
 function backing(citation, src, n) {
   const quote = str(citation?.quote).trim();
-  const cited = Array.isArray(citation?.sources) ? citation.sources.map(Number) : [];
-  if (quote && (cited.length <= 1 || Number(citation.best) === n)) return quote;
+  const kept = Array.isArray(citation?.sources) ? citation.sources.map(Number) : [];
+  if (quote && (kept.length === 0 || kept[0] === n)) return quote;
   return sourcePassage(src).trim();
 }
 

@@ -44,7 +44,7 @@ test("each badge shows the quote of the citation behind its sentence", () => {
   assert.deepEqual(parts.map((p) => p.cite), [1, 1, 2, 1]);
   assert.equal(parts[0].quote, "packages and modules that don't come as part of the standard library");
   assert.equal(parts[1].quote, "a self-contained directory tree that contains a Python installation");
-  // Two sources on one sentence: the quote belongs to its best source (2); source 1's badge
+  // Two sources on one sentence: the quote is its first source's (2); source 1's badge
   // falls back to source 1's own first passage.
   assert.equal(parts[2].quote, "a key parameter to specify a function");
   assert.equal(parts[3].quote, VENV_PASSAGE);
