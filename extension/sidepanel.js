@@ -148,7 +148,6 @@ const thread = createThread(
 const search = createSearch(
   {
     q: $("q"),
-    form: $("search-form"),
     status: $("search-status"),
     results: $("results"),
     less: $("less-relevant"),

@@ -20,7 +20,7 @@ export const HINT = "Type words you remember from a page, or ask a question and 
 
 /**
  * @typedef {{
- *   q: HTMLInputElement, form: HTMLFormElement, status: HTMLElement,
+ *   q: HTMLInputElement, status: HTMLElement,
  *   results: HTMLElement, less: HTMLDetailsElement, lessLabel: HTMLElement,
  *   folded: HTMLElement, range: HTMLSelectElement, domain: HTMLInputElement,
  * }} SearchElements
