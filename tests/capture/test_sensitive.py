@@ -1,24 +1,41 @@
-"""The host's content check: the acceptance test on the labelled pages with the real model
-(cross-validated rates within the targets), and the text features on plain strings."""
+"""The host's content check: the acceptance tests on the labelled pages (cross-validated, and
+the shipped model with the real embedding model naming categories), real documentation that
+must be kept (Debian's Python 3.11 docs, as `rewind index` reads them and as the extension
+sends them), and the check's logic on plain strings."""
 
 import json
-import math
+import os
+import shutil
 
 import numpy as np
 import pytest
+from rewind.capture import content_features as cf
 from rewind.capture import sensitive
 from rewind.capture.policy import load_policy
 
+from bench import real_pages
+from bench.data import EvalDataError
 from bench.sensitive import (
     category_splits,
     cross_validate,
-    fit_shipped,
+    fingerprint,
     load_pages,
+    page_matrix,
+    real_matrix,
     stratified_splits,
 )
 
 TARGET = 0.05
 PAGES = load_pages()
+# Python docs pages the shipped model may refuse: the bound is the count measured by
+# bench/sensitive.py (docs/benchmarks.md, `bench:sensitive`), which names each page.
+MAX_REFUSED_PYTHON_DOCS = {"file": 0, "browser": 0}
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
+        pytest.fail(f"{what} (REWIND_REQUIRE_MODELS=1)")
+    pytest.skip(what)
 
 
 def test_labelled_set_is_large_and_balanced():
@@ -30,28 +47,40 @@ def test_labelled_set_is_large_and_balanced():
     assert len({p.id for p in PAGES}) == len(PAGES)
 
 
+def test_shipped_model_was_fitted_on_these_pages_and_features():
+    """sensitive.json records what it was fitted on; a changed labelled page, label or
+    feature needs `python -m bench.sensitive --fit`."""
+    params = sensitive.load_params()
+    model = sensitive.Model.from_dict(params["model"])
+    assert model.features == sensitive.TEXT_FEATURES == cf.FEATURES
+    fitted = params["fitted_on"]
+    stale = "sensitive.json is stale: run `python -m bench.sensitive --fit`"
+    assert fitted["labelled"] == fingerprint(PAGES), stale
+    assert fitted["real_sources"] == real_pages.names("fit"), stale
+
+
 @pytest.mark.slow
 def test_check_meets_targets_cross_validated():
-    rows = [sensitive.text_features(p.title, p.passages) for p in PAGES]
-    for splits in (stratified_splits([p.sensitive for p in PAGES]), category_splits(PAGES)):
-        r = cross_validate(PAGES, rows, splits, sensitive.TEXT_FEATURES)
+    """The fitting recipe on the labelled pages, with real Wikipedia pages as the real side
+    (the benchmark adds the documentation sites; reported there)."""
+    try:
+        wiki = real_pages.load("wiki-fit", "browser")
+    except EvalDataError as exc:
+        _missing(f"Wikipedia paragraphs unavailable: {exc}")
+    x = page_matrix([p.redacted() for p in PAGES])
+    real = real_matrix(wiki)
+    y = [p.sensitive for p in PAGES]
+    for splits in (stratified_splits(y, repeats=4), category_splits(PAGES)):
+        r = cross_validate(PAGES, x, real, splits)["as fitted"]
         assert r.fpr <= TARGET, (r.fpr, r.misses.most_common(5))
         assert r.fnr <= TARGET, (r.fnr, r.misses.most_common(5))
-
-
-def test_shipped_model_is_the_one_fitted_on_the_labelled_set():
-    shipped = sensitive.Model.from_dict(sensitive.load_params()["model"])
-    fitted = fit_shipped(PAGES)
-    assert shipped.features == fitted.features == sensitive.TEXT_FEATURES
-    assert np.allclose(shipped.weights, fitted.weights, atol=1e-4), (
-        "sensitive.json is stale: run `python -m bench.sensitive --fit`")
-    assert math.isclose(shipped.bias, fitted.bias, abs_tol=1e-4)
 
 
 @pytest.mark.slow
 def test_check_with_the_real_model(embedder):
     check = sensitive.ContentCheck(embedder.embed_documents)
-    verdicts = {p.id: check.check(p.title, p.passages, p.url) for p in PAGES}
+    verdicts = {p.id: check.check(r.title, r.passages, r.url)
+                for p, r in ((p, p.redacted()) for p in PAGES)}
     articles = [p for p in PAGES if not p.sensitive]
     accounts = [p for p in PAGES if p.sensitive]
     refused_articles = [p.id for p in articles if verdicts[p.id]]
@@ -67,67 +96,22 @@ def test_check_with_the_real_model(embedder):
     assert v.rule.startswith("content ")
 
 
-# ---- the text features on plain strings
-
-def features(*lines: str) -> dict:
-    return sensitive.text_features("", ["\n".join(lines)])
-
-
-def count(value: float) -> int:
-    return round(math.expm1(value))
-
-
-def test_masked_account_numbers():
-    f = features("Checking ••••4471", "Visa card ending in 5521", "Savings x9038",
-                 "SSN: XXX-XX-3390", "Key sk-mw-...Q8aZ")
-    assert count(f["masked_numbers"]) == 5
-    assert count(features("We met in 2024 at 10 xylophone 1234 concerts.")["masked_numbers"]) == 0
+@pytest.mark.slow
+@pytest.mark.parametrize("form", ["file", "browser"])
+def test_real_documentation_is_kept(form, python_docs, embedder):
+    """Held-out real pages (never fitted on): the Python 3.11 docs, all 530 HTML files."""
+    if form == "browser" and (shutil.which("node") is None or not (
+            real_pages.ROOT / "extension" / "node_modules" / "linkedom").is_dir()):
+        _missing("node and the extension's npm packages are needed: python3 build.py install")
+    pages = real_pages.load("python-docs", form, count_tokens=embedder.count_tokens,
+                            max_tokens=embedder.max_tokens, tokenizer="all-minilm-l6-v2-int8")
+    assert len(pages) >= 500
+    check = sensitive.ContentCheck(None)
+    refused = {p.id: v.rule for p in pages if (v := check.check(p.title, p.passages))}
+    assert len(refused) <= MAX_REFUSED_PYTHON_DOCS[form], refused
 
 
-def test_personal_fields_need_a_value():
-    assert count(features("Date of birth: 07/02/1989", "Member ID: NSH 448 201")
-                 ["personal_fields"]) == 2
-    prose = "The landlord needs your full name, date of birth and Social Security number."
-    assert count(features(prose)["personal_fields"]) == 0
-
-
-def test_pii_counts_masks_and_skips_documentation_examples():
-    assert count(features("Card 4532 0151 1283 0366")["strong_pii"]) == 1
-    assert count(features("Card [card number], IBAN [IBAN], SSN [national ID]")["strong_pii"]) == 3
-    assert count(features("Test cards: 4242 4242 4242 4242 and 4111 1111 1111 1111.")
-                 ["strong_pii"]) == 0
-    assert count(features("Write to [email] or [email], call [phone number]")["emails"]) == 2
-
-
-def test_secrets_are_standalone_tokens():
-    assert count(features("chp_R7uQ2xWfK9mZ3vLb8TnY1cHs4dPa6eJg0Oi5")["secrets"]) == 1
-    assert count(features("0f3a9-c21e7", "7d8b4-55a02")["secrets"]) == 2  # recovery codes
-    not_secret = features(
-        "GET /authorize?code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-        "https://example.org/a/E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw",
-        "Password: YOUR-PERSONAL-ACCESS-TOKEN",
-        "commit 9fceb02d0ae598e95dc970b74767f19372d61af8")
-    assert count(not_secret["secrets"]) == 0
-
-
-def test_interface_lines_and_ledger_lines():
-    f = features("Reply · Forward", "Download · Print · Copy", "Reply to the message today.")
-    assert count(f["ui_phrases"]) == 2
-    assert count(features("Nov 5 TRADER JOE'S #552 -$64.18", "Oct 31 PAYROLL +$2,841.55")
-                 ["ledger_lines"]) == 2
-    assert count(features("Rent costs $1,200 a month in most cities.")["ledger_lines"]) == 0
-    assert features("Inbox", "Sent", "A sentence that is long enough to not count as short.")[
-        "short_lines"] == pytest.approx(2 / 3)
-
-
-def test_fit_separates_a_toy_set():
-    rows = [{"a": x, "b": 0.0} for x in (0, 0.1, 0.2, 1.0, 1.1, 1.2)]
-    model = sensitive.fit(rows, [0, 0, 0, 1, 1, 1], ["a", "b"])
-    probs = [model.probability(r) for r in rows]
-    assert probs == sorted(probs) and probs[0] < 0.5 < probs[-1]
-    again = sensitive.Model.from_dict(json.loads(json.dumps(model.to_dict())))
-    assert again.probability(rows[3]) == pytest.approx(probs[3], abs=1e-5)
-
+# ---- the check's logic on plain strings (the shipped model, no embedder)
 
 INBOX = ("Inbox (1,284)", [
     "Compose\nInbox 1,284\nStarred\nSent\nDrafts 3",
@@ -137,8 +121,11 @@ INBOX = ("Inbox (1,284)", [
 ARTICLE = ("Email - Encyclopedia", [
     "Email is a method of transmitting and receiving messages using electronic devices. It was "
     "conceived in the late 20th century as the digital version of mail.",
-    "An email address consists of a local part and a domain, for example jsmith@example.com. "
+    "An email address consists of a local part and a domain, for example [email]. "
     "Servers accept, forward, deliver and store messages for their users."])
+PROSE = ("The email package in Python {} uses its own policy objects: a policy controls how "
+         "headers are parsed, folded and generated, and which defects are raised. Timestamps "
+         "in the examples, like 09:30 or 17:45, are only there to show the date format.")
 
 
 def test_check_without_an_embedder_names_the_category_by_text():
@@ -149,7 +136,25 @@ def test_check_without_an_embedder_names_the_category_by_text():
     assert check.check(*ARTICLE) is None
 
 
-def test_check_uses_the_callers_vectors_for_the_passages():
+def test_a_long_page_does_not_pile_up_evidence():
+    """Clock times scattered over 400 passages of prose: each window is prose."""
+    check = sensitive.ContentCheck(None)
+    long_page = [PROSE.format(i) for i in range(400)]
+    assert check.check("Email policies", long_page) is None
+
+
+def test_a_long_file_with_one_account_window_is_refused_by_that_window():
+    check = sensitive.ContentCheck(None)
+    statement = INBOX[1] * 10  # 30 passages of inbox in the middle of 200 of prose
+    passages = [PROSE.format(i) for i in range(100)] + statement + [PROSE.format(i)
+                                                                    for i in range(100)]
+    p, _values, start = check.probability("Notes", passages)
+    assert p >= check.model.threshold
+    assert 100 - cf.WINDOW < start <= 100 + len(statement)  # a window over the inbox part
+    assert check.check("Notes", passages) is not None
+
+
+def test_check_uses_the_callers_vectors_for_the_refused_window():
     calls: list[int] = []
 
     def embed(texts: list[str]) -> np.ndarray:
@@ -166,3 +171,15 @@ def test_check_uses_the_callers_vectors_for_the_passages():
     check.check(*INBOX)
     assert calls == [4, n_protos, 4]  # no vectors given: title + passages embedded
     assert check.check(*ARTICLE) is None and len(calls) == 3  # kept pages embed nothing
+
+
+def test_fit_separates_a_toy_set_and_honours_weights():
+    x = np.array([[0.0, 0], [0.1, 0], [0.2, 0], [1.0, 0], [1.1, 0], [1.2, 0]])
+    model = sensitive.fit(x, [0, 0, 0, 1, 1, 1], ["a", "b"])
+    probs = model.probabilities(x)
+    assert list(probs) == sorted(probs) and probs[0] < 0.5 < probs[-1]
+    again = sensitive.Model.from_dict(json.loads(json.dumps(model.to_dict())))
+    assert again.probability({"a": 1.0, "b": 0.0}) == pytest.approx(probs[3], abs=1e-5)
+    heavy = sensitive.fit(x, [0, 0, 0, 1, 1, 1], ["a", "b"],
+                          sample_weight=[10, 10, 10, 1, 1, 1])
+    assert heavy.probabilities(x[3:4])[0] < probs[3]  # negatives weigh more: lower scores
