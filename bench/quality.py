@@ -163,6 +163,9 @@ def build_store(engine_mod: Any, data_dir: Path, settings: Any, embedder: Any,
             except Exception as exc:  # RewindError: the engine refuses, e.g. too few words
                 refused.append((p.doc_id, str(exc).replace(p.url, "the answer").splitlines()[0]))
                 continue
+            if res.status == "skipped":  # the capture gate: reported like a refusal
+                refused.append((p.doc_id, f"not recorded: {res.skipped['why']}"))
+                continue
             url_doc[res.url] = p.doc_id
             passages += res.passages
             reused += res.status == "unchanged"

@@ -10,8 +10,9 @@ that fold's answers forgotten), then
    the set, their unanswerable counterparts, and the questions nothing answers: answered and
    citing the gold page, "couldn't find", the share of shown sentences the checker marks
    supported (and "ok": supported by the source the model cited), first token p50/p95;
-3. signals: bench/signals.py's retrieval features of every question, with its outcome, one
-   JSON line each, into --signals (build/, ignored by git) for fitting a gate on tune sets.
+3. signals: the relevance gate's signals (search/relevance.py) and its probability for
+   every question, with its outcome, one JSON line each, into --signals (build/, ignored by
+   git). (The gate itself is fitted by bench/fit_relevance.py.)
 Writes the `devsets` section of --out, tune and held-out sources marked. Held-out figures
 are for reporting: never tune on them.
 
@@ -43,12 +44,11 @@ from bench import devsets, report  # noqa: E402
 from bench.answers import LLM, WARM_UP_QUESTION, _import_answer, spread  # noqa: E402
 from bench.metrics import evaluate  # noqa: E402
 from bench.quality import MODEL, _import_engine, model_dir_for, spec_dir  # noqa: E402
-from bench.signals import SignalReader  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 10
 VISITED_DAYS_AGO = 7
-SHOWN = ("ok", "corrected", "added", "no_claim")  # statuses of sentences kept in the answer
+SHOWN = ("ok", "corrected", "added")  # statuses of the sentences an answer shows
 
 
 def ingest(engine_mod: Any, data_dir: Path, settings: Any, embedder: Any, model_dir: Path,
@@ -80,6 +80,16 @@ def fold_store(engine_mod: Any, full: Path, dest: Path, settings: Any, embedder:
         for url in gone:
             if not eng.forget_url(url):
                 raise SystemExit(f"{dest.name}: could not forget {url}")
+
+
+def gate_signals(eng: Any, question: str) -> dict[str, float]:
+    """The relevance gate's signals of `question` and its probability that it is answered."""
+    from rewind.search import PassageQuery, relevance
+
+    with eng.searcher() as s:
+        found = s.passages(PassageQuery(question))
+        values = relevance.read(s, question, found, []).query
+    return {**values, "p_answerable": relevance.gauge().answerable.probability(values)}
 
 
 def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str,
@@ -132,7 +142,6 @@ def run_source(ds: devsets.DevSet, ctx: dict[str, Any], n_ask: int, llm: bool,
                   and (q.gold_doc is None or q.gold_doc in urls)]  # fmt: skip
             with engine_mod.Rewind.open(data_dir, base, writer=False, embedder=embedder,
                                         model_dir=emb_dir) as eng:  # fmt: skip
-                signals = SignalReader(eng)
                 # One model for every store: loaded by the first ask, never closed here.
                 model = ctx.get("llm_obj", "auto") if llm else None
                 answerer = answer_mod.Answerer(eng, model_dir=llm_dir, model=model)
@@ -146,7 +155,7 @@ def run_source(ds: devsets.DevSet, ctx: dict[str, Any], n_ask: int, llm: bool,
                         "gold_rank": (ranked.index(q.gold_doc) + 1
                                       if q.gold_doc in ranked else 0) if q.answerable else None,
                         "top_confidence": resp.results[0].confidence if resp.results else None,
-                        "signals": signals(q.question, resp.results),
+                        "signals": gate_signals(eng, q.question),
                     }  # fmt: skip
                     if q.kind == "question" and (q.gold_doc in chosen or q.gold_doc is None):
                         gold_url = urls.get(q.gold_doc) if q.gold_doc else None

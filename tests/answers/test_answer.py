@@ -38,8 +38,8 @@ def answerer(history, llm_dir):
 def test_made_up_answer_becomes_could_not_find_with_the_closest_pages(history):
     fake = ScriptedLlm("The starter was invented in Paris in 1850 [Source 1]. It costs 45 euros.")
     result = Answerer(history, model=fake).ask("Who invented the sourdough starter?")
-    assert result.answer.startswith(COULD_NOT_FIND)
-    assert "The closest pages:" in result.answer and "[Source 1]" in result.answer
+    # "Couldn't find", and the closest pages as sources (shown as results, not as prose)
+    assert result.answer == COULD_NOT_FIND
     assert result.supported is False and result.sources
     assert result.unsupported and result.model == "scripted"
     # The sources reached the model fenced, after the rules.
@@ -85,7 +85,7 @@ def test_no_llm_and_only_near_topic_pages_is_could_not_find(history, tmp_path):
         "Which bakery sells the best sourdough bread in Paris?"
     )
     assert result.model is None and not result.supported
-    assert result.answer.startswith(COULD_NOT_FIND) and "The closest pages:" in result.answer
+    assert result.answer == COULD_NOT_FIND
     assert any(s["url"] == SOURDOUGH for s in result.sources)
 
 

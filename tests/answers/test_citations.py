@@ -80,9 +80,8 @@ def test_repeating_the_question_does_not_back_an_invented_detail(history, embedd
         "The answer is:"
     )
     checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
-    true, invented, lead_in = checked.checks
+    true, invented = checked.checks  # the dangling lead-in is no sentence at all
     assert true.status == "ok" and invented.status == "unsupported"
-    assert lead_in.status == "no_claim"
     assert checked.answer == f"You should feed a sourdough starter once a day [Source {bread}]."
 
 
@@ -96,3 +95,68 @@ def test_an_answer_with_no_supported_sentence_is_not_supported(history, embedder
     )
     assert not checked.supported and checked.answer == ""
     assert [c.status for c in checked.checks] == ["unsupported", "unsupported"]
+
+
+# ---- what is not an answer sentence is never shown (issue 11: one test per rule) ----------
+
+
+def test_a_heading_is_not_shown(history, embedder):
+    question = "How often should I feed a sourdough starter?"
+    sources = sources_for(history, question)
+    bread = number_of(sources, SOURDOUGH)
+    answer = ("Feeding Schedule\n"
+              f"Feed it once a day with equal weights of flour and water [{bread}].")
+    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    assert [c.status for c in checked.checks] == ["heading", "ok"]
+    assert not checked.answer.startswith("Feeding Schedule")
+
+
+def test_a_list_of_page_titles_is_not_shown(history, embedder):
+    question = "How often should I feed a sourdough starter?"
+    sources = sources_for(history, question)
+    bread = number_of(sources, SOURDOUGH)
+    answer = (f"Feed it once a day with equal weights of flour and water [Source {bread}]. "
+              f"How to keep a sourdough starter alive [Source {bread}].")
+    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    assert [c.status for c in checked.checks] == ["ok", "title"]
+    assert "alive" not in checked.answer
+
+
+def test_an_invented_question_is_not_shown(history, embedder):
+    question = "How often should I feed a sourdough starter?"
+    sources = sources_for(history, question)
+    bread = number_of(sources, SOURDOUGH)
+    answer = (f"Feed it once a day with equal weights of flour and water [Source {bread}]. "
+              'Question: What does "hooch" mean? What else do you want to know?')
+    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    assert [c.status for c in checked.checks] == ["ok", "question", "question"]
+    assert "?" not in checked.answer
+
+
+def test_a_boilerplate_lead_in_is_cut_and_its_claim_kept(history, embedder):
+    question = "How often should I feed a sourdough starter?"
+    sources = sources_for(history, question)
+    bread = number_of(sources, SOURDOUGH)
+    for lead in ("The answer to your question is:", "According to the sources,",
+                 "Based on the provided sources,", "Sure!"):
+        answer = f"{lead} Feed it once a day with equal weights of flour and water [{bread}]."
+        checked = check_answer(answer, sources, embedder.embed_documents, history.settings,
+                               question)
+        assert checked.answer.startswith("Feed it once a day"), (lead, checked.answer)
+        assert [c.status for c in checked.checks] == ["ok"]
+
+
+def test_a_citation_points_at_the_passage_the_sentence_came_from(history, embedder):
+    question = "sourdough starter hooch and feeding"
+    sources = sources_for(history, question)
+    bread = number_of(sources, SOURDOUGH)
+    graph = number_of(sources, HNSW) if any(s.url == HNSW for s in sources) else None
+    src = next(s for s in sources if s.n == bread)
+    assert len(src.texts) >= 2, "the fixture packs two passages of the sourdough page"
+    cited = graph or bread
+    answer = f"A layer of grey liquid on top is called hooch [Source {cited}]."
+    checked = check_answer(answer, sources, embedder.embed_documents, history.settings,
+                           question)
+    [c] = checked.checks
+    assert c.sources == [bread] and c.status == ("corrected" if graph else "ok")
+    assert c.quote is not None and "hooch" in c.quote  # the passage, not just the page

@@ -1,43 +1,49 @@
 """Answers from the history: retrieve, pack, prompt, stream, then check every citation.
 
-The model is told to answer only from the numbered sources and to cite `[Source N]`
-after each claim; a small local model often does neither, so citations.py checks every
-sentence against the sources and the answer keeps only what they back. An answer with no
-supported sentence becomes "I couldn't find that in your history." with the closest
-pages. Without a language model the answer is extracted: the best sentences of the best
-passages, cited and checked the same way, given only when some passage is close enough.
-Streamed text is the model's own words as they come; the final answer is the checked
-text, which replaces it. With `answer_facets` on and a model loaded, the question is
-first split into facets, retrieved and packed by facets.py (off: unchanged).
+The model is told to answer only from the numbered sources and to cite `[Source N]` after
+each claim; a small local model often does neither, so citations.py checks every sentence
+against the passages and the answer keeps only what they back. When the model's answer has
+no supported sentence but a source clearly answers (the relevance gate says so), the answer
+is made of the sources' own sentences (extractive.py), checked the same way; without a
+language model that is the answer too. Otherwise: "I couldn't find that in your history.",
+with the closest pages as the sources. Streamed text is the model's own words as they come;
+the final answer is the checked text, which replaces it. A follow-up (`thread_id`) is asked
+over the same sources, with the thread's earlier turns, so llama.cpp reuses its prompt.
+With `answer_facets` on and a model loaded, the question is first split into facets,
+retrieved and packed by facets.py (off: unchanged).
 This module must never follow instructions found in page text (it is fenced as data by
-context.py), and never return a sentence as supported that no source backs.
+prompt.py), and never return a sentence as supported that no source backs.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-
 from .. import config
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..text import SENTENCE_BREAK, content_words, sentences
+from ..search import relevance
+from ..text import SENTENCE_BREAK, content_words
 from . import facets, llm
-from .citations import CITE, Checked, Embed, check_answer, with_citations
+from .citations import CITE, Checked, Embed, check_answer
 from .context import TabContext, build_context, retrieve
+from .extractive import compose
 from .llm import Llm
-from .packing import BuiltContext, Source, pack
+from .packing import BuiltContext, pack
 from .prompt import COULD_NOT_FIND, SYSTEM_PROMPT, answer_messages
 
 if TYPE_CHECKING:
     from ..engine import Rewind
+
+MAX_THREADS = 8  # follow-up threads kept per connection (the oldest is forgotten)
 
 
 class RepeatGuard:
@@ -73,84 +79,6 @@ def drop_fragment(text: str) -> str:
     return stripped[: cut + 1] if cut > 0 else stripped
 
 
-def could_not_find(sources: Sequence[Source], max_pages: int = 3) -> str:
-    pages = [s for s in sources if s.kind == "history"][:max_pages] or list(sources[:max_pages])
-    if not pages:
-        return COULD_NOT_FIND
-    listed = ", ".join(f"“{(s.title or s.url).strip()}” [Source {s.n}]" for s in pages)
-    return f"{COULD_NOT_FIND} The closest pages: {listed}."
-
-
-# ---- extractive answers (no language model) ------------------------------------------------
-
-
-def extract_answer(
-    question: str,
-    sources: Sequence[Source],
-    embed: Embed | None,
-    qvec: np.ndarray | None,
-    settings: Settings,
-    max_sentences: int = 3,
-    max_candidates: int = 40,
-    per_source_max: int = 2,
-    keep_share: float = 0.75,
-) -> str:
-    """The best sentences of the best sources, cited: an answer without a model."""
-    qwords = content_words(question)
-    cands: list[tuple[int, str]] = []
-    for src in sources:
-        for t in src.texts:
-            for sent in sentences(t):
-                n_words = len(sent.split())
-                if (
-                    len(content_words(sent)) >= settings.citation_min_words
-                    and n_words <= 80
-                    and not sent.rstrip(" …").endswith("?")
-                ):  # a heading, not an answer
-                    cands.append((src.n, sent.strip(" …")))
-    cands = cands[:max_candidates]
-    if not cands:
-        return ""
-    # Scored in its page's context: "Feed it once a day." says what "it" is only with
-    # the title ("How to keep a sourdough starter alive") in front of it.
-    title = {src.n: (src.title or "").strip() for src in sources}
-    in_context = [f"{title[n]}: {s}" if title[n] else s for n, s in cands]
-    overlap = np.array([len(qwords & content_words(s)) / (len(qwords) or 1) for s in in_context])
-    if embed is not None and qvec is not None:
-        sims = embed(in_context) @ qvec
-        score = 0.7 * sims + 0.3 * overlap
-    else:
-        sims = None
-        score = overlap
-    picked: list[int] = []
-    per_source: dict[int, int] = {}
-    top = float(score.max())
-    for i in np.argsort(-score, kind="stable"):
-        n = cands[i][0]
-        if per_source.get(n, 0) >= per_source_max:
-            continue
-        if sims is not None and sims[i] < settings.answer_min_similarity:
-            break
-        if sims is None and overlap[i] == 0:
-            break
-        if score[i] < keep_share * top:  # far below the best sentence: not the answer
-            break
-        picked.append(int(i))
-        per_source[n] = per_source.get(n, 0) + 1
-        if len(picked) >= max_sentences:
-            break
-    return " ".join(with_citations(cands[i][1], [cands[i][0]]) for i in picked)
-
-
-def _confident(sources: Sequence[Source], threshold: float | None) -> bool:
-    """Whether some packed passage is as close to the question as the embedding model's
-    high-confidence cosine (always, when cosines are unknown: keyword-only evidence)."""
-    if threshold is None:
-        return True
-    sims = [p.similarity for s in sources for p in s.passages if p.similarity is not None]
-    return not sims or max(sims) >= threshold
-
-
 # ---- asking -------------------------------------------------------------------------------
 
 
@@ -168,6 +96,7 @@ class AskResult:
     cancelled: bool = False
     context_tokens: int = 0
     facets: list[dict] = field(default_factory=list)  # settings.answer_facets; empty when off
+    thread_id: str | None = None  # ask a follow-up over the same sources with it
 
     def to_dict(self) -> dict:
         return {
@@ -182,6 +111,7 @@ class AskResult:
             "context_tokens": self.context_tokens,
             "raw_answer": self.raw_answer,
             "facets": self.facets,
+            "thread_id": self.thread_id,
         }
 
 
@@ -202,6 +132,7 @@ class Answerer:
         self._tokenizer: llm.Tokenizer | None = None
         self.llm_problem: RewindError | None = None
         self._lock = threading.Lock()
+        self._threads: OrderedDict[str, Thread] = OrderedDict()
 
     @property
     def settings(self) -> Settings:
@@ -274,6 +205,7 @@ class Answerer:
         on_chunk: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
         extractive: bool = False,
+        thread_id: str | None = None,
     ) -> AskResult:
         t0 = time.perf_counter()
         s = self.settings
@@ -283,119 +215,177 @@ class Answerer:
 
         model = None if extractive else self.llm()  # loads it on the first question
         t_loaded = time.perf_counter()
-        found = retrieve(self.engine, question, s, k=s.answer_top_k, provided=provided)
-        t_retrieved = time.perf_counter()
-        notice = found.notice
-        if model is not None:
-            tok: llm.Tokenizer = model.tokenizer
-            max_new = max(16, min(s.answer_max_tokens, model.spec.max_answer_tokens))
-            fixed = tok.count(SYSTEM_PROMPT) + tok.count(question) + 64  # template and labels
-            room = min(budget or s.answer_token_budget, model.n_ctx - max_new - fixed)
-        else:
-            tok = self.tokenizer()
-            room = budget or s.answer_token_budget
-            if not extractive and self.llm_problem is not None:
-                notice = (
-                    f"{self.llm_problem.message} This answer is made of sentences from "
-                    f"your pages. {self.llm_problem.hint}"
-                ).strip()
+        notice = None
+        if model is None and not extractive and self.llm_problem is not None:
+            notice = (f"{self.llm_problem.message} This answer is made of sentences from "
+                      f"your pages. {self.llm_problem.hint}").strip()
+        thread = self._threads.get(thread_id) if thread_id else None
+        if thread_id and thread is None:
+            notice = _join(notice, "That conversation is no longer kept: this question was "
+                                   "asked afresh.")
         parts: list[facets.Facet] = []
-        t_split = t_retrieved
-        if s.answer_facets and model is not None:
-            parts = facets.decompose(question, model, s, cancel)
-            t_split = time.perf_counter()
-            found_parts = facets.retrieve_facets(
-                self.engine, parts, s, provided=provided, first=found
-            )
-            built: BuiltContext = facets.pack_facets(
-                parts, found_parts, max(0, room), tok, question, s
-            )
+        if thread is not None:  # a follow-up: the thread's sources, its earlier turns
+            built, turns = thread.built, thread.turns
+            emb = self.engine.embedder()
+            qvec = emb.embed_query(question) if emb is not None else None
+            answerable = "yes"  # the person chose to ask over these sources
+            t_retrieved = t_split = time.perf_counter()
         else:
-            built = pack(found.evidence, max(0, room), tok, question, s)
+            turns = []
+            found = retrieve(self.engine, question, s, k=s.answer_top_k, provided=provided)
+            t_retrieved = time.perf_counter()
+            notice = _join(found.notice, notice)
+            qvec = found.query_vector
+            room = budget or s.answer_token_budget
+            if model is not None:
+                max_new = self._max_new(model)
+                fixed = model.tokenizer.count(SYSTEM_PROMPT) + model.tokenizer.count(
+                    question) + 64  # the template and labels
+                room = min(room, model.n_ctx - max_new - fixed)
+            tok = model.tokenizer if model is not None else self.tokenizer()
+            t_split = t_retrieved
+            if s.answer_facets and model is not None:
+                parts = facets.decompose(question, model, s, cancel)
+                t_split = time.perf_counter()
+                found_parts = facets.retrieve_facets(
+                    self.engine, parts, s, provided=provided, first=found)
+                built = facets.pack_facets(parts, found_parts, max(0, room), tok, question, s)
+            else:
+                built = pack(found.evidence, max(0, room), tok, question, s)
+            answerable = verdict(found.answerable)
         t_packed = time.perf_counter()
         timings: dict[str, float | None] = {
             "load_ms": round((t_loaded - t0) * 1000, 1),  # the model, on the first question
             "retrieval_ms": round((t_retrieved - t_loaded) * 1000, 1),
             "facets_ms": round((t_split - t_retrieved) * 1000, 1) if parts else None,
             "context_ms": round((t_packed - t_split) * 1000, 1),  # facets: retrieval + packing
-            "first_token_ms": None,
-            "generation_ms": None,
-            "check_ms": None,
-            "total_ms": None,
+            "first_token_ms": None, "generation_ms": None, "check_ms": None, "total_ms": None,
         }
 
-        def result(
-            answer: str, supported: bool, checked: Checked | None, raw: str, cancelled: bool = False
-        ) -> AskResult:
+        def result(answer: str, supported: bool, checked: Checked | None, raw: str,
+                   cancelled: bool = False) -> AskResult:
             timings["total_ms"] = ms(time.perf_counter())
+            tid = None
+            if built.sources and not cancelled:
+                tid = self._keep_thread(thread_id if thread else None, built,
+                                        [*turns, (question, answer if supported else "")])
             return AskResult(
-                answer=answer,
-                supported=supported,
+                answer=answer, supported=supported,
                 sources=[src.to_dict() for src in built.sources],
                 citations=[c.to_dict() for c in checked.checks] if checked else [],
                 unsupported=checked.unsupported if checked else [],
-                timings=timings,
-                model=model.name if model is not None else None,
-                raw_answer=raw,
-                notice=notice,
-                cancelled=cancelled,
-                context_tokens=built.total_tokens,
-                facets=[f.to_dict() for f in parts],
-            )
+                timings=timings, model=model.name if model is not None else None,
+                raw_answer=raw, notice=notice, cancelled=cancelled,
+                context_tokens=built.total_tokens, facets=[f.to_dict() for f in parts],
+                thread_id=tid)
 
-        if not built.sources:  # nothing in the history is even close: no model needed
-            text = COULD_NOT_FIND
-            if on_chunk:
-                on_chunk(text)
-            return result(text, False, None, "")
+        def could_not_find(checked: Checked | None = None, raw: str = "") -> AskResult:
+            if on_chunk and not raw:  # nothing streamed yet: say it now
+                on_chunk(COULD_NOT_FIND)
+            return result(COULD_NOT_FIND, False, checked, raw)
+
+        if not built.sources or answerable == "no":  # the history does not hold it: no
+            return could_not_find()  # model time spent (its closest pages are the sources)
         embed = self._embed()
         raw = ""
+        checked: Checked | None = None
         if model is not None:
-            first: float | None = None
-            pieces: list[str] = []
             t_gen = time.perf_counter()
-            repeating = RepeatGuard()
-            stopped = False
-            for piece in model.stream(
-                answer_messages(built.text, question), max_tokens=max_new, cancel=cancel
-            ):
-                if first is None and piece.strip():
-                    first = time.perf_counter()
-                pieces.append(piece)
-                if on_chunk:
-                    on_chunk(piece)
-                if piece.strip() and repeating("".join(pieces)):
-                    stopped = True  # it only says it again from here on: stop paying for it
-                    break
-            raw = "".join(pieces)
-            if stopped or model.finish_reason == "length":
-                raw = drop_fragment(raw)
+            raw, first = self._generate(model, answer_messages(built.text, question, turns),
+                                        on_chunk, cancel)
             timings["first_token_ms"] = ms(first)
             timings["generation_ms"] = round((time.perf_counter() - t_gen) * 1000, 1)
-        else:
-            if not _confident(built.sources, found.confident_similarity):
-                # No model to judge whether the passages answer: only near-topic passages
-                # (bench/answers.py, held-out questions) get "couldn't find", not extracts.
-                text = could_not_find(built.sources)
-                if on_chunk:
-                    on_chunk(text)
-                return result(text, False, None, "")
-            raw = extract_answer(question, built.sources, embed, found.query_vector, s)
+            if cancel is not None and cancel.is_set():
+                return result(raw, False, None, raw, cancelled=True)
+            t_check = time.perf_counter()
+            checked = check_answer(raw, built.sources, embed, s, question)
+            timings["check_ms"] = round((time.perf_counter() - t_check) * 1000, 1)
+            if checked.supported:
+                if checked.unsupported:
+                    notice = _join(notice, _left_out(checked.unsupported))
+                return result(checked.answer, True, checked, raw)
+        if answerable != "yes":  # near the topic only: an extract would not answer
+            return could_not_find(checked, raw)
+        # The model wrote nothing a source backs (or there is none), but a source is close
+        # to the question: answer with its own sentences, checked like any answer.
+        t_extract = time.perf_counter()
+        extract = compose(question, built.sources, embed, qvec, s)
+        extracted = check_answer(extract, built.sources, embed, s, question) if extract else None
+        if timings["first_token_ms"] is None:
             timings["first_token_ms"] = ms(time.perf_counter())
-            if on_chunk and raw:
-                on_chunk(raw)
-        if cancel is not None and cancel.is_set():
-            return result(raw, False, None, raw, cancelled=True)
-        t_check = time.perf_counter()
-        checked = check_answer(raw, built.sources, embed, s, question)
-        timings["check_ms"] = round((time.perf_counter() - t_check) * 1000, 1)
-        if not checked.supported:
-            return result(could_not_find(built.sources), False, checked, raw)
-        if checked.unsupported:
-            n = len(checked.unsupported)
-            left_out = (
-                f"{n} sentence{'s were' if n > 1 else ' was'} left out of the "
-                f"answer: nothing in your history supports {'them' if n > 1 else 'it'}."
-            )
-            notice = f"{notice} {left_out}" if notice else left_out
-        return result(checked.answer, True, checked, raw)
+        timings["check_ms"] = round((time.perf_counter() - t_extract) * 1000, 1)
+        if extracted is None or not extracted.supported:
+            return could_not_find(checked, raw)
+        if on_chunk and model is None:
+            on_chunk(extracted.answer)
+        if model is not None:
+            notice = _join(notice, "The model's own answer was not backed by your pages: "
+                                   "this answer is made of their sentences.")
+        return result(extracted.answer, True, extracted, raw or extract)
+
+    # ---- helpers ------------------------------------------------------------------------
+
+    def _max_new(self, model: Llm) -> int:
+        return max(16, min(self.settings.answer_max_tokens, model.spec.max_answer_tokens))
+
+    def _generate(self, model: Llm, messages: list[dict[str, str]],
+                  on_chunk: Callable[[str], None] | None, cancel: threading.Event | None
+                  ) -> tuple[str, float | None]:
+        """The model's answer as it streams (sent on as it comes), and when its first
+        word came; stops early when it only says again what it said."""
+        first: float | None = None
+        pieces: list[str] = []
+        repeating = RepeatGuard()
+        stopped = False
+        for piece in model.stream(messages, max_tokens=self._max_new(model), cancel=cancel):
+            if first is None and piece.strip():
+                first = time.perf_counter()
+            pieces.append(piece)
+            if on_chunk:
+                on_chunk(piece)
+            if piece.strip() and repeating("".join(pieces)):
+                stopped = True  # it only says it again from here on: stop paying for it
+                break
+        raw = "".join(pieces)
+        if stopped or model.finish_reason == "length":
+            raw = drop_fragment(raw)
+        return raw, first
+
+    def _keep_thread(self, thread_id: str | None, built: BuiltContext,
+                     turns: list[tuple[str, str]]) -> str:
+        with self._lock:
+            tid = thread_id or secrets.token_hex(6)
+            self._threads[tid] = Thread(built, turns)
+            self._threads.move_to_end(tid)
+            while len(self._threads) > MAX_THREADS:
+                self._threads.popitem(last=False)
+            return tid
+
+
+@dataclass
+class Thread:
+    """A conversation's sources and its turns so far (question, checked answer)."""
+
+    built: BuiltContext
+    turns: list[tuple[str, str]]
+
+
+def verdict(p: float | None) -> Literal["no", "maybe", "yes"]:
+    """The relevance gate on a question (search/relevance.py): "no", the history does not
+    hold it (couldn't find, no model run); "yes", a source clearly answers (its own
+    sentences may stand in for a model answer no source backs); "maybe", the model and
+    the citation checker decide. Without an embedder (p None) the words decide: "yes"."""
+    if p is None:
+        return "yes"
+    g = relevance.gauge()
+    return "no" if p < g.refuse else "yes" if p >= g.extract else "maybe"
+
+
+def _join(*notes: str | None) -> str | None:
+    return " ".join(n for n in notes if n) or None
+
+
+def _left_out(unsupported: list[str]) -> str:
+    n = len(unsupported)
+    return (f"{n} sentence{'s were' if n > 1 else ' was'} left out of the answer: nothing "
+            f"in your history supports {'them' if n > 1 else 'it'}.")

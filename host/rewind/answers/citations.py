@@ -1,11 +1,16 @@
 """Citations checked against the sources: every sentence of an answer, matched by meaning
-and by words, its [Source N] corrected, added or the sentence flagged as unsupported.
+and by words against each passage it could come from; its [Source N] corrected, added, or
+the sentence left out.
 
-A small local model cites the wrong source or none, and adds details no page has. Each
-sentence is compared with every source: cosine of embeddings, and the share of the words
-it adds to the question that the source has (restating the question proves nothing).
-A number no source contains counts against it. A wrong citation is corrected, a missing
-one added when the support is clear, an unsupported sentence left out.
+A small local model cites the wrong source or none, adds details no page has, and writes
+things that are not answers at all: a heading, a page title, a question back, a lead-in
+("The answer to your question is:"). A sentence is a claim when it has content words and is
+none of those; each claim is compared with every passage of every source: cosine of
+embeddings, and the share of the words it adds to the question that the passage (and its
+page's title) has (restating the question proves nothing). A number no source contains
+counts against it. The passage that backs a sentence best is its `quote`: the citation
+points at the passage the sentence came from. What is shown is only the supported claims
+(and a bare "Yes." or "No." that answers the question).
 This module must never call a sentence supported that no source backs, and never change
 the words of a sentence it keeps (only its citations).
 """
@@ -23,11 +28,11 @@ from ..config import Settings
 from ..text import SENTENCE_BREAK, content_words, words
 from .packing import Source
 
-# [Source 1], [Sources 1 and 2], [Source 1, Source 3], [1], (Source 2)
-CITE = re.compile(
-    r"[\[(]\s*(?:sources?\s*)?(\d{1,3}(?:\s*(?:,|;|&|and)\s*(?:sources?\s*)?\d{1,3})*)\s*[\])]",
-    re.IGNORECASE,
-)
+# [Source 1], [Sources 1 and 2], [Source 1, Source 3], [1], (Source 2) — but not a bare
+# "(1)": "git-config(1)" is a man page, and its words are the sentence's own.
+_NUMS = r"(\d{1,3}(?:\s*(?:,|;|&|and)\s*(?:sources?\s*)?\d{1,3})*)"
+CITE = re.compile(rf"\[\s*(?:sources?\s*)?{_NUMS}\s*\]|\(\s*sources?\s*{_NUMS}\s*\)",
+                  re.IGNORECASE)
 _NOT_FOUND = re.compile(
     r"(couldn'?t|could not|can'?t|cannot|unable to) find|not (?:mentioned|found|covered|"
     r"included|present|contained) in|(?:do|does) not (?:contain|mention|say|include)|"
@@ -36,12 +41,25 @@ _NOT_FOUND = re.compile(
 )
 _LIST_MARKER = re.compile(r"(?m)(?:^|(?<=[:.!?])[ \t]+)[ \t]*(?:\d{1,2}[.)]|[-*•])(?=\s)")
 _CODE_FENCE = re.compile(r"```[\w+-]*")
-_LEAD_IN = re.compile(r"^\s*(?:the\s+)?(?:short\s+)?answer(?:\s+is)?\s*:\s*", re.IGNORECASE)
+# Boilerplate in front of an answer: dropped, the claim after it kept.
+_LEAD_IN = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:short\s+)?answer(?:\s+to\s+(?:your|the|this)\s+question)?(?:\s+is)?"
+    r"\s*[:,]|(?:according\s+to|based\s+on)\s+(?:the\s+)?(?:provided\s+|given\s+)?"
+    r"(?:sources?|pages?|context|text)\s*(?:\[[^\]]*\]\s*)?,|sure[!,.]|certainly[!,.]"
+    r"|here\s+(?:is|'s)\s+(?:the|an|my)\s+answer\s*[:.])\s*",
+    re.IGNORECASE,
+)
+_QUESTION_LABEL = re.compile(r"^\s*(?:question|q)\s*\d*\s*[:.]", re.IGNORECASE)
+_YES_NO = re.compile(r"^\s*(?:yes|no)\b[\s,.!]*$", re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_END = re.compile(r"[.!?][\"'”’)\]]*$")
+_SMALL = frozenset("a an and as at but by for from in into of on or the to with".split())
+
+
 def cited_numbers(text: str) -> list[int]:
     out: list[int] = []
     for m in CITE.finditer(text):
-        out += [int(n) for n in re.findall(r"\d+", m.group(1))]
+        out += [int(n) for n in re.findall(r"\d+", m.group(1) or m.group(2))]
     return out
 
 
@@ -49,10 +67,9 @@ def split_answer(text: str) -> list[tuple[str, list[int]]]:
     """(sentence without its citations, numbers it cites), in order.
 
     A citation placed after the full stop ("It does. [Source 2]") belongs to the
-    sentence before it.
+    sentence before it; boilerplate lead-ins are cut off the sentence they open.
     """
     text = _LIST_MARKER.sub("\n", _CODE_FENCE.sub("\n", text))  # "1." is no sentence
-    text = _LEAD_IN.sub("", text, count=1)  # "The answer is: It does." -> "It does."
     out: list[list[Any]] = []
     for piece in SENTENCE_BREAK.split(text):
         if not piece.strip():
@@ -60,7 +77,7 @@ def split_answer(text: str) -> list[tuple[str, list[int]]]:
         cites = cited_numbers(piece)
         body = CITE.sub("", piece)
         body = re.sub(r"\s+([.,;:!?])", r"\1", body)
-        body = re.sub(r"\s{2,}", " ", body).strip()
+        body = _LEAD_IN.sub("", re.sub(r"\s{2,}", " ", body).strip(), count=1)
         if not words(body):
             if out:
                 out[-1][1] += cites
@@ -80,6 +97,34 @@ def with_citations(sentence: str, numbers: Sequence[int]) -> str:
     return f"{sentence} {tags}."
 
 
+def fragment_kind(body: str, titles: Sequence[str] = ()) -> str | None:
+    """What a piece of an answer is when it is not an answer sentence: "question", "lead_in",
+    "title" (a page's title said again), "heading" (a short title-cased line), or None."""
+    stripped = body.strip().strip("\"'“”")
+    if stripped.endswith("?") or _QUESTION_LABEL.match(stripped):
+        return "question"
+    if stripped.endswith(":"):
+        return "lead_in"
+    mine = content_words(stripped)
+    for title in titles:
+        theirs = content_words(title)
+        if mine and theirs and len(mine & theirs) >= 0.8 * len(mine) and len(
+                stripped.split()) <= len(title.split()) + 4:
+            return "title"
+    tokens = [w for w in re.findall(r"[A-Za-z][\w'-]*", stripped)]
+    if 0 < len(tokens) <= 10 and not _END.search(stripped):
+        capital = [w for w in tokens if w.lower() not in _SMALL]
+        if capital and sum(w[0].isupper() for w in capital) >= 0.75 * len(capital):
+            return "heading"
+    return None
+
+
+def is_answer_sentence(body: str, titles: Sequence[str] = ()) -> bool:
+    """A sentence that can stand in an answer: a claim, not a fragment of page furniture."""
+    return bool(content_words(body)) and fragment_kind(body, titles) is None and not (
+        _NOT_FOUND.search(body))
+
+
 # ---- the citation checker -----------------------------------------------------------------
 
 
@@ -88,9 +133,12 @@ class SentenceCheck:
     sentence: str
     cited: list[int]  # as the model wrote them
     sources: list[int]  # after checking
-    status: str  # ok | corrected | added | unsupported | no_claim | repeat
-    support: float  # the best source's support
-    best: int | None  # the best source's number
+    # ok | corrected | added | unsupported | no_claim | repeat, or a fragment never shown:
+    # question | lead_in | title | heading
+    status: str
+    support: float  # the best passage's support
+    best: int | None  # its source's number
+    quote: str | None = None  # the passage that backs the sentence (as packed)
 
     def to_dict(self) -> dict:
         return {
@@ -100,7 +148,11 @@ class SentenceCheck:
             "status": self.status,
             "support": round(self.support, 3),
             "best": self.best,
+            "quote": self.quote,
         }
+
+
+SHOWN = ("ok", "corrected", "added")
 
 
 @dataclass
@@ -114,13 +166,14 @@ class Checked:
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 
-def _source_vectors(sources: Sequence[Source], embed: Embed | None) -> dict[int, np.ndarray]:
-    """One matrix of unit vectors per source: its passages' stored vectors, else embedded."""
+def _passage_vectors(sources: Sequence[Source], embed: Embed | None
+                     ) -> dict[int, np.ndarray]:
+    """One row per packed passage of each source: its stored vector, else embedded."""
     out: dict[int, np.ndarray] = {}
     todo: list[tuple[int, str]] = []
     for src in sources:
         vecs = [p.vector for p in src.passages if p.vector is not None]
-        if len(vecs) == len(src.passages) and vecs:
+        if len(vecs) == len(src.passages) == len(src.texts) and vecs:
             out[src.n] = np.vstack(vecs)
         else:
             todo += [(src.n, t) for t in src.texts]
@@ -131,6 +184,20 @@ def _source_vectors(sources: Sequence[Source], embed: Embed | None) -> dict[int,
     return out
 
 
+def _support(claimed: set[str], numbers: set[str], cos: float | None, passage_words: set[str],
+             passage_text: str, settings: Settings) -> float:
+    """How well one passage backs a claim (0..1)."""
+    overlap = len(claimed & passage_words) / len(claimed)
+    w = settings.citation_overlap_weight
+    score = overlap if cos is None else (1 - w) * max(0.0, cos) + w * overlap
+    strong = cos is not None and cos >= settings.citation_strong_similarity
+    if overlap < settings.citation_min_overlap and not strong:
+        score = min(score, overlap)  # too many words the passage does not have
+    if any(x not in passage_text for x in numbers):  # the commonest made-up detail
+        score *= 0.5
+    return score
+
+
 def check_answer(
     text: str,
     sources: Sequence[Source],
@@ -138,7 +205,8 @@ def check_answer(
     settings: Settings,
     question: str = "",
 ) -> Checked:
-    """Match every sentence of `text` against `sources`; fix, add or flag its citations.
+    """Match every sentence of `text` against the sources' passages; fix, add or flag its
+    citations; leave out what no passage backs and what is no answer sentence.
 
     Word overlap is judged on what a sentence adds to the question: "The quokkaflux method
     counts marsupials by the moon" shares most words with a page about quokkaflux because
@@ -147,22 +215,16 @@ def check_answer(
     asked = content_words(question)
     parts = split_answer(text)
     by_n = {s.n: s for s in sources}
-    src_words = {s.n: content_words(" ".join([s.title, *s.texts])) for s in sources}
-    src_text = {s.n: " ".join(s.texts) for s in sources}
-    src_vecs = _source_vectors(sources, embed)
-    claims = [
-        i
-        for i, (body, _c) in enumerate(parts)
-        if content_words(body)  # any content word makes a claim: short ones can be false too
-        and not _NOT_FOUND.search(body)
-        and not body.endswith(("?", ":"))  # a question back, or a lead-in ("Do this:")
-    ]
+    titles = [s.title for s in sources if s.title]
+    words_of = {s.n: [content_words(f"{s.title} {t}") for t in s.texts] for s in sources}
+    vecs = _passage_vectors(sources, embed)
+    kinds = [fragment_kind(body, titles) for body, _ in parts]
+    claims = [i for i, (body, _c) in enumerate(parts)
+              if content_words(body) and kinds[i] is None and not _NOT_FOUND.search(body)]
     claim_vecs: dict[int, np.ndarray] = {}
-    if claims and embed is not None and src_vecs:
-        mat = embed([parts[i][0] for i in claims])
-        claim_vecs = dict(zip(claims, mat, strict=True))
+    if claims and embed is not None and vecs:
+        claim_vecs = dict(zip(claims, embed([parts[i][0] for i in claims]), strict=True))
 
-    w = settings.citation_overlap_weight
     checks: list[SentenceCheck] = []
     said: set[frozenset[str]] = set()
     for i, (body, cited) in enumerate(parts):
@@ -172,45 +234,37 @@ def check_answer(
             continue
         said.add(key)
         if i not in claims:
-            checks.append(SentenceCheck(body, cited, [], "no_claim", 0.0, None))
+            checks.append(SentenceCheck(body, cited, [], kinds[i] or "no_claim", 0.0, None))
             continue
         claimed = key - asked or key  # what it adds to the question (all, if nothing)
         numbers = set(_NUMBER.findall(body))
+        vec = claim_vecs.get(i)
         support: dict[int, float] = {}
-        for n in by_n:
-            overlap = len(claimed & src_words[n]) / len(claimed)
-            vec = claim_vecs.get(i)
-            cos = float(np.max(src_vecs[n] @ vec)) if vec is not None and n in src_vecs else None
-            score = overlap if cos is None else (1 - w) * max(0.0, cos) + w * overlap
-            strong = cos is not None and cos >= settings.citation_strong_similarity
-            if overlap < settings.citation_min_overlap and not strong:
-                score = min(score, overlap)  # too many words the source does not have
-            missing = [x for x in numbers if x not in src_text[n]]
-            if missing:  # a number no source has is the commonest made-up detail
-                score *= 0.5
-            support[n] = score
+        quote: dict[int, str] = {}
+        for n, src in by_n.items():
+            cos = (vecs[n] @ vec) if vec is not None and n in vecs else None
+            scores = [_support(claimed, numbers, None if cos is None else float(cos[j]),
+                               words_of[n][j], t, settings) for j, t in enumerate(src.texts)]
+            if scores:
+                j = int(np.argmax(scores))
+                support[n], quote[n] = scores[j], src.texts[j]
         best = max(support, key=lambda n: (support[n], -n)) if support else None
         top = support.get(best, 0.0) if best is not None else 0.0
-        valid = [n for n in cited if n in by_n]
+        valid = [n for n in cited if n in support]
         good = [n for n in valid if support[n] >= settings.citation_support]
         if good:
-            status = "ok" if good == cited else "corrected"
-            keep = good
-        elif (
-            best is not None
-            and top >= settings.citation_support
-            and (cited or top >= settings.citation_clear)
-        ):
+            status, keep = ("ok" if good == cited else "corrected"), good
+        elif best is not None and top >= settings.citation_support and (
+                cited or top >= settings.citation_clear):
             status, keep = ("corrected" if cited else "added"), [best]
         else:
             status, keep = "unsupported", []
-        checks.append(SentenceCheck(body, cited, keep, status, top, best))
+        checks.append(SentenceCheck(body, cited, keep, status, top, best,
+                                    quote.get(keep[0]) if keep else None))
 
-    kept = [c for c in checks if c.status not in ("unsupported", "repeat")]
-    while kept and kept[-1].status == "no_claim" and kept[-1].sentence.endswith(":"):
-        kept.pop()  # "The answer is:" with nothing after it
-    supported = any(c.status in ("ok", "corrected", "added") for c in checks)
-    answer = " ".join(with_citations(c.sentence, c.sources) for c in kept)
-    return Checked(
-        answer, checks, supported, [c.sentence for c in checks if c.status == "unsupported"]
-    )
+    supported = any(c.status in SHOWN for c in checks)
+    shown = [c for c in checks
+             if c.status in SHOWN or (c.status == "no_claim" and _YES_NO.match(c.sentence))]
+    answer = " ".join(with_citations(c.sentence, c.sources) for c in shown)
+    return Checked(answer, checks, supported,
+                   [c.sentence for c in checks if c.status == "unsupported"])

@@ -28,7 +28,7 @@ from ..capture.chunker import chunk_blocks
 from ..capture.extract import text_document
 from ..config import Settings
 from ..errors import RewindError
-from ..search import PassageQuery, Searcher
+from ..search import PassageQuery, Searcher, relevance
 from ..text import words
 from .llm import Tokenizer
 from .packing import BuiltContext, Evidence, pack
@@ -46,9 +46,9 @@ class Retrieval:
     # The history passages as search ranked them (Searcher.passages), before the evidence
     # gate, quality weighting and diversity: ask and search fuse a query the same way.
     candidates: list[int] = field(default_factory=list)
-    # The embedding model's "high confidence" cosine (its spec): evidence below it is only
-    # near the question's topic, not likely to hold the answer.
-    confident_similarity: float | None = None
+    # The relevance gate's probability that the history answers the question (None: no
+    # embedder, so no cosine to judge by).
+    answerable: float | None = None
 
 
 @dataclass
@@ -97,7 +97,11 @@ def history_evidence(
     meta = Retrieval([], found.took_ms, found.query_vector, notice,
                      candidates=[h.passage_id for h in found.hits])
     if not found.hits:
+        meta.answerable = 0.0
         return [], meta
+    if found.query_vector is not None:
+        reading = relevance.read(searcher, query, found, [])
+        meta.answerable = relevance.gauge().answerable.probability(reading.query)
     hi, lo = found.hits[0].score, found.hits[-1].score
     passages = searcher.passage_records(h.passage_id for h in found.hits)
     pages = searcher.pages({page_id for page_id, _ in passages.values()})
@@ -114,10 +118,10 @@ def history_evidence(
             evidence = found.keyword_share(h) >= s.answer_min_keyword_share
         if not evidence:
             continue
-        relevance = (h.score - lo) / (hi - lo) if hi > lo else 1.0  # 0..1 in this query
+        rel = (h.score - lo) / (hi - lo) if hi > lo else 1.0  # 0..1 in this query
         ranked.append(Evidence(
             kind="history", text=p.text, url=page.url, title=page.title,
-            score=(1 - w) * relevance + w * p.quality, similarity=h.similarity,
+            score=(1 - w) * rel + w * p.quality, similarity=h.similarity,
             keyword=h.keyword, quality=p.quality, passage_id=h.passage_id, page_id=page_id,
             position=p.position, visited_at=page.last_visit, visit_count=page.visit_count,
             dwell_s=page.dwell_s, domain=page.domain))
@@ -127,8 +131,6 @@ def history_evidence(
     if vecs is not None and found.query_vector is not None:
         for e, v in zip(chosen, vecs, strict=True):
             e.vector = v if np.any(v) else None
-    if found.query_vector is not None and searcher.confidence is not None:
-        meta.confident_similarity = searcher.confidence.high
     return chosen, meta
 
 
@@ -212,6 +214,12 @@ def retrieve(
                 same = provided.url
             history = [e for e in history if e.url not in (same, provided.url)]
         history = interleave(extra, history)
+        if extra and found.answerable is not None:  # the tab may hold what history lacks
+            with engine.searcher() as searcher:
+                signals = relevance.read_provided(searcher, query, [e.text for e in extra],
+                                                  [e.similarity for e in extra])
+            found.answerable = max(found.answerable,
+                                   relevance.gauge().answerable.probability(signals))
     found.evidence = history
     found.took_ms = (time.perf_counter() - t0) * 1000
     return found

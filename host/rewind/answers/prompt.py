@@ -11,6 +11,7 @@ labels and chat-template tokens in page text are broken up before it is shown.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 
 from ..humanize import duration
@@ -88,13 +89,20 @@ def source_header(n: int, kind: str, title: str, url: str, visited_at: float | N
     return "\n".join(lines) + "\n" + FENCE_OPEN + "\n"
 
 
-def answer_messages(context_text: str, question: str) -> Messages:
-    """System rules, then the sources, then the question: follow-ups over the same sources
-    share the prompt's prefix, which llama.cpp does not process again."""
-    return [
+def answer_messages(context_text: str, question: str,
+                    turns: Sequence[tuple[str, str]] = ()) -> Messages:
+    """System rules, then the sources with the first question, then earlier turns of the
+    thread (question, checked answer) and the question: a follow-up over the same sources
+    shares the prompt's prefix, which llama.cpp does not process again."""
+    asked = [q for q, _ in turns] + [question]
+    messages: Messages = [
         {"role": "system", "content": SYSTEM_PROMPT},
-        {"role": "user", "content": f"{context_text}\n\nQuestion: {neutralise(question)}"},
+        {"role": "user", "content": f"{context_text}\n\nQuestion: {neutralise(asked[0])}"},
     ]
+    for (_q, answer), follow_up in zip(turns, asked[1:], strict=True):
+        messages += [{"role": "assistant", "content": neutralise(answer)},
+                     {"role": "user", "content": f"Question: {neutralise(follow_up)}"}]
+    return messages
 
 
 def facets_messages(question: str, n: int) -> Messages:

@@ -27,6 +27,8 @@ from importlib import resources
 
 import numpy as np
 
+from .. import logistic
+from ..logistic import Logistic
 from . import content_features as cf
 from .policy import Policy, Verdict, load_policy
 
@@ -59,59 +61,27 @@ def text_features(title: str, passages: Sequence[str]) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
-class Model:
-    """A calibrated logistic model: p = sigmoid(bias + weights · (x - mean) / scale)."""
+class Model(Logistic):
+    """The content check's logistic model (logistic.py) and the probability it refuses at."""
 
-    features: tuple[str, ...]
-    mean: np.ndarray
-    scale: np.ndarray
-    weights: np.ndarray
-    bias: float
-    threshold: float
-
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """One probability per row of `x` (columns: `features`)."""
-        z = self.bias + ((np.atleast_2d(x) - self.mean) / self.scale) @ self.weights
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))
-
-    def probability(self, values: dict[str, float]) -> float:
-        return float(self.probabilities(np.array([values[f] for f in self.features]))[0])
+    threshold: float = 0.5
 
     def to_dict(self) -> dict:
-        return {"features": list(self.features), "mean": self.mean.round(6).tolist(),
-                "scale": self.scale.round(6).tolist(), "weights": self.weights.round(6).tolist(),
-                "bias": round(self.bias, 6), "threshold": self.threshold}
+        return {**super().to_dict(), "threshold": self.threshold}
 
     @classmethod
     def from_dict(cls, d: dict) -> Model:
-        return cls(tuple(d["features"]), np.array(d["mean"]), np.array(d["scale"]),
-                   np.array(d["weights"]), float(d["bias"]), float(d["threshold"]))
+        m = Logistic.from_dict(d)
+        return cls(m.features, m.mean, m.scale, m.weights, m.bias, float(d["threshold"]))
 
 
 def fit(x: np.ndarray, labels: Sequence[int], features: Sequence[str], *,
         sample_weight: Sequence[float] | None = None, l2: float = 1.0,
         threshold: float = 0.5) -> Model:
-    """Weighted logistic regression with an L2 penalty (Newton's method; exact enough).
-    `x`: one row per example, columns `features`."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(labels, dtype=np.float64)
-    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    mean = np.average(x, axis=0, weights=sw)
-    scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=sw))
-    scale[scale < 1e-9] = 1.0
-    z = np.hstack([np.ones((len(x), 1)), (x - mean) / scale])
-    w = np.zeros(z.shape[1])
-    penalty = np.eye(z.shape[1]) * l2
-    penalty[0, 0] = 0.0  # the bias is not shrunk
-    for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(-np.clip(z @ w, -60, 60)))
-        grad = z.T @ (sw * (p - y)) + penalty @ w
-        hess = z.T @ (z * (sw * p * (1 - p))[:, None]) + penalty
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return Model(tuple(features), mean, scale, w[1:], float(w[0]), threshold)
+    """Weighted logistic regression with an L2 penalty (logistic.fit); `x`: one row per
+    example, columns `features`."""
+    m = logistic.fit(x, labels, features, sample_weight=sample_weight, l2=l2)
+    return Model(m.features, m.mean, m.scale, m.weights, m.bias, threshold)
 
 
 def load_params() -> dict:

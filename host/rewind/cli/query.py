@@ -112,7 +112,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         for sentence in r.unsupported:
             print(f"  - {sentence}")
     if r.sources:
-        print("\nSources:")
+        print("\nSources:" if r.supported else "\nThe closest pages:")
         for src in r.sources:
             when = (f" (visited {ago(src['visited_at'])}, {src['visit_count']} visit"
                     f"{'s' if src['visit_count'] != 1 else ''}, read {duration(src['dwell_s'])})"

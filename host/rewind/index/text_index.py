@@ -10,6 +10,7 @@ This module must never be the only copy of anything: the store is the truth.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ class TextIndex:
         self.dir = directory
         self.settings = settings
         self.schema = _schema()
+        self._analyzer = _analyzer()  # to read a query's terms as the index reads them
         if not readonly:
             directory.mkdir(parents=True, exist_ok=True)
         try:
@@ -245,3 +247,19 @@ class TextIndex:
 
     def num_docs(self) -> int:
         return self.index.searcher().num_docs
+
+    # ---- what the relevance gate reads (search/relevance.py) ---------------------------
+
+    def terms(self, text: str) -> list[str]:
+        """The distinct terms BM25 makes of `text` (stop words out, stemmed), in order."""
+        return list(dict.fromkeys(self._analyzer.analyze(text)))
+
+    def idf(self, terms: list[str]) -> dict[str, float]:
+        """Each term's inverse document frequency over the passages' text (BM25's own)."""
+        searcher = self.index.searcher()
+        n = max(1, searcher.num_docs)
+        out = {}
+        for t in terms:
+            df = searcher.doc_freq("text", t)
+            out[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return out

@@ -258,7 +258,7 @@ def ask(ctx: Ctx) -> Reply:
 
     chunks = Coalescer(send, ctx.session.settings.stream_flush_s)
     result = _answerer(ctx).ask(a["question"], provided=provided, on_chunk=chunks,
-                                        cancel=ctx.cancel)
+                                cancel=ctx.cancel, thread_id=a["thread_id"])
     chunks.flush()
     ctx.check_cancelled()
     return result.to_dict()

@@ -137,6 +137,7 @@ def schemas(s: Settings) -> dict[str, Obj]:
                 "page_text": F(Str(s.max_context_chars), nullable=True),
                 "page_url": F(Str(s.max_url_chars), nullable=True),
                 "page_title": F(Str(s.max_title_chars), nullable=True),
+                "thread_id": F(Str(32, min_chars=1), nullable=True),
             }
         ),
         "cancel": Obj({"target_id": F(IdSpec(), required=True)}),

@@ -3,7 +3,9 @@
 A page is ranked by its best passage plus a small bonus for several matching passages
 (seed 001), then maximal marginal relevance and a soft per-site cap keep near-duplicates
 and one site from filling the list. Each result has a confidence label on the embedding
-model's cosine scale, a snippet around the first match and the match ranges inside it.
+model's cosine scale, the relevance gate's verdict (relevance.py: a result that is not
+about what was asked is marked to be folded under "less relevant"), a snippet around the
+first match and the match ranges inside it.
 This module must never write to any store, nor retrieve by itself (retrieve.py does).
 """
 
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import relevance
 from .retrieve import PassageHit, PassageQuery, Retrieved, Searcher
 
 
@@ -45,6 +48,8 @@ class Hit:
     page_id: int
     similarity: float | None  # cosine of the best passage, when the embedder ran
     keyword_score: float | None  # BM25 of the best passage, when it matched
+    relevance: float | None = None  # the relevance gate's probability (relevance.py)
+    relevant: bool = True  # False: shown folded under "less relevant"
 
     def to_dict(self) -> dict:
         d = self.__dict__.copy()
@@ -98,8 +103,12 @@ def _pages(searcher: Searcher, text: str, found: Retrieved, limit: int) -> list[
 
     passages = searcher.passage_records(h.passage_id for _, _, h in pool)
     highlight = searcher.highlighter(text)
+    gauge = relevance.gauge()
+    reading = relevance.read(searcher, text, found, [h for _, _, h in pool]) if (
+        found.query_vector is not None) else None  # keyword only: no cosine to judge by
     hits = []
     for score, page_id, h in pool:
+        p = gauge.hit.probability(reading.hits[h.passage_id]) if reading else None
         page = pages[page_id]
         _pg, passage = passages.get(h.passage_id, (page_id, None))
         body = passage.text if passage else ""
@@ -112,7 +121,9 @@ def _pages(searcher: Searcher, text: str, found: Retrieved, limit: int) -> list[
             visited_at=page.last_visit, visit_count=page.visit_count, dwell_s=page.dwell_s,
             domain=page.domain, page_id=page_id,
             similarity=None if h.similarity is None else round(h.similarity, 6),
-            keyword_score=None if h.keyword is None else round(h.keyword, 6)))
+            keyword_score=None if h.keyword is None else round(h.keyword, 6),
+            relevance=None if p is None else round(p, 4),
+            relevant=p is None or p >= gauge.fold))
     return hits
 
 

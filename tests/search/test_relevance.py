@@ -1,0 +1,60 @@
+"""The relevance gate (search/relevance.py): its signals on a real store, its models as
+shipped (fitted by bench/fit_relevance.py), and what search and ask make of them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from answer_fixtures import PAGES
+from rewind import logistic
+from rewind.search import PassageQuery, SearchQuery, relevance
+from rewind.search.relevance import _coverage
+
+
+def test_coverage_weighs_rare_terms():
+    idf = {"sourdough": 3.0, "starter": 2.0, "often": 0.5}
+    assert _coverage(idf, {"sourdough", "starter", "often"}) == (1.0, 1.0)
+    weighted, rare = _coverage(idf, {"often"})
+    assert weighted == pytest.approx(0.5 / 5.5) and rare == 0.0
+    assert _coverage({}, {"x"}) == (0.0, 0.0)
+
+
+def test_the_shipped_gauge_is_fitted_and_its_thresholds_are_ordered():
+    raw = json.loads(Path(relevance.__file__).with_name("relevance.json").read_text())
+    assert raw["fitted_on"], "relevance.json must come from bench/fit_relevance.py"
+    g = relevance.gauge()
+    assert 0.0 <= g.refuse <= g.extract <= 1.0 and 0.0 <= g.fold <= 1.0
+    assert g.hit.features == relevance.HIT_FEATURES
+    assert g.answerable.features == relevance.QUERY_FEATURES
+
+
+def test_signals_of_an_answered_and_an_unanswered_question(history):
+    def read(q):
+        with history.searcher() as s:
+            found = s.passages(PassageQuery(q))
+            return relevance.read(s, q, found, found.hits[:3]).query
+
+    near = read("How often should I feed a sourdough starter?")
+    far = read("Who invented the printing press in Mainz?")
+    assert near["cover"] > far["cover"] and near["cos_top"] > far["cos_top"]
+    g = relevance.gauge()
+    assert g.answerable.probability(near) > g.answerable.probability(far)
+
+
+def test_search_folds_the_pages_a_query_is_not_about(history):
+    res = history.search(SearchQuery("sourdough starter hooch", limit=10)).results
+    assert res[0].url == PAGES[0]["url"] and res[0].relevant
+    assert any(not r.relevant for r in res[1:]), "unrelated pages are folded"
+    assert all(r.relevance is not None for r in res)
+
+
+def test_logistic_fit_separates_a_clear_signal():
+    rows = [{"a": float(i), "b": 1.0} for i in range(20)]
+    labels = [int(i >= 10) for i in range(20)]
+    m = logistic.fit(rows, labels, ("a", "b"), class_weight=True)
+    assert m.probability({"a": 18.0, "b": 1.0}) > 0.9 > 0.1 > m.probability({"a": 1.0, "b": 1.0})
+    again = logistic.Logistic.from_dict(json.loads(json.dumps(m.to_dict())))
+    assert again.probability({"a": 12.0, "b": 1.0}) == pytest.approx(
+        m.probability({"a": 12.0, "b": 1.0}), abs=1e-5)
