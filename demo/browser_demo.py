@@ -46,13 +46,14 @@ PAGES = [
 ]
 QUERY = "sort a list of objects by one of their attributes"
 # The question is one the benchmark says Rewind answers, not one tried until it looked good:
-# bench/answers.py on the Python FAQ with the default LLM (smollm2-135m, 2026-11-23,
-# `--dump`) answered citing the right FAQ answer for 8 of its 40 questions (0.20; "cited
-# sources include the gold answer"); of those 8, only faq/windows.html's two are on a page
-# short enough for the demo to read (30 passages a page), and this is the first of them.
-# The other two FAQ pages read here had their sampled questions ("Can I delete Python?",
-# "Can I have Tk events handled while waiting for I/O?") answered "couldn't find".
-# Whatever the host answers is what the demo prints and screenshots.
+# bench/relevance.py on the Python FAQ (a tune source of the relevance gate) with the default
+# LLM (smollm2-135m, 2026-11-23, host ce7b1eb, `--set python-faq --ask 40`, per-question
+# outcomes from --signals) answered citing the right FAQ answer for 17 of its 40 questions
+# (0.42, "answerable: answered, citing gold"); this question is one of them, and was one of
+# 8/40 under the host before (bench/answers.py --dump). Of those answered, faq/windows.html's
+# two and faq/installed.html's "Can I delete Python?" are on pages short enough for the demo
+# to read (30 passages a page); this is the first of windows.html's. Whatever the host
+# answers is what the demo prints and screenshots.
 QUESTION = "How do I run a Python program under Windows?"
 # Another question of the same FAQ page, asked in the thread (it reuses its sources).
 FOLLOW_UP = "How do I make Python scripts executable?"
