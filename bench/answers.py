@@ -419,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = dataclasses.replace(base, **{name: parsed})
     if not args.keep_domain_cap:
         base = dataclasses.replace(base, max_pages_per_domain=base.max_limit,
-                                   answer_pages_per_domain=base.answer_candidates)  # fmt: skip
+                                   answer_pages_per_domain=base.max_limit)  # fmt: skip
     # No query cache: each measured question is embedded, as a new question would be.
     embedder = OnnxEmbedder(models.embedding_spec(args.model), emb_dir,
                             dataclasses.replace(base, query_cache_size=0))  # fmt: skip
@@ -427,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = Run()
     with tempfile.TemporaryDirectory(prefix="rewind-answers-") as tmp:
         data_dir = Path(tmp) / "data"
-        # Visited a week ago: the sources' "Visited: ... (7 days ago)" lines, part of the
+        # Visited a week ago: the sources' "Visited: <date>" lines, part of the
         # prompt, then stay the same all run long ("just now" turns into "1 minute ago"
         # after a minute and changes the model's answers from run to run).
         url_doc, refused, ingest_s, n_passages = build_store(

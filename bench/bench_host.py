@@ -31,7 +31,7 @@ from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
 from rewind.index import models
-from rewind.search.searcher import SearchQuery
+from rewind.search import SearchQuery
 
 from bench import data, report
 

@@ -170,10 +170,8 @@ def _squash(s: str) -> str:
 
 def _html_text(html: str) -> tuple[str, str]:
     """(title, text) of an HTML page or fragment, read the way `rewind index` reads files."""
-    try:
-        from rewind.extract import html_document
-    except ImportError:  # the host is being split into packages
-        from rewind.capture.extract import html_document  # type: ignore[no-redef]
+    from rewind.capture.extract import html_document
+
     doc = html_document(html)
     return doc.title, "\n\n".join(b.text for b in doc.blocks)
 

@@ -31,7 +31,7 @@ from rewind.engine import Rewind  # noqa: E402
 from rewind.index import models  # noqa: E402
 from rewind.index.embedder import OnnxEmbedder  # noqa: E402
 from rewind.index.records import PageRecord, PassageRecord  # noqa: E402
-from rewind.search.searcher import SearchQuery  # noqa: E402
+from rewind.search import SearchQuery  # noqa: E402
 
 from bench.data import faq_pairs, python_docs  # noqa: E402
 from bench.report import machine, today, update_section  # noqa: E402

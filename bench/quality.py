@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import random
 import sys
 import tempfile
 import time
@@ -125,6 +126,11 @@ def variants(config: Any, search: Any, base: Any) -> list[Variant]:
     out.append(
         Variant("hybrid, fusion=rrf alpha=0.9", "hybrid", r(base, fusion="rrf", rrf_alpha=0.9))
     )
+    if hasattr(base, "recency_weight"):  # visits are spread at random: recency can only cost
+        out.append(Variant("hybrid, no recency (recency_weight=0)", "hybrid",
+                           r(base, recency_weight=0.0)))
+        out.append(Variant("hybrid, seed 001's recency_weight=0.2", "hybrid",
+                           r(base, recency_weight=0.2)))
     # the adaptive fusion's knobs, when this engine has them
     for name, values in (
         ("fusion_keyword_weight", (2.0, 2.5, 4.0)),
@@ -149,8 +155,8 @@ def build_store(engine_mod: Any, data_dir: Path, settings: Any, embedder: Any,
     refused (doc id, reason), seconds (-1 when the store already held them all: --keep),
     passages)."""
     meta: dict[str, Any] = {"title": ""}  # no title: no hint
-    if visited_at is not None:
-        meta["visited_at"] = visited_at
+    rng = random.Random(0)  # the visits of a year of reading, at random (seeded): they say
+    now = time.time()       # nothing of relevance, so recency can only cost MRR here
     url_doc: dict[str, str] = {}
     refused: list[tuple[str, str]] = []
     passages = reused = 0
@@ -159,7 +165,8 @@ def build_store(engine_mod: Any, data_dir: Path, settings: Any, embedder: Any,
                                 model_dir=model_dir) as eng:  # fmt: skip
         for p in pairs:
             try:
-                res = eng.ingest(p.url, p.answer_text, dict(meta))
+                when = visited_at if visited_at is not None else now - rng.uniform(0, 365) * 86400
+                res = eng.ingest(p.url, p.answer_text, {**meta, "visited_at": when})
             except Exception as exc:  # RewindError: the engine refuses, e.g. too few words
                 refused.append((p.doc_id, str(exc).replace(p.url, "the answer").splitlines()[0]))
                 continue

@@ -233,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     config, engine_mod, models, search = _import_engine()
     answer_mod = _import_answer()
-    from rewind.embedder import OnnxEmbedder
+    from rewind.index.embedder import OnnxEmbedder
 
     t_start = time.perf_counter()
     load_start = report.load_average()
@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parsed = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
         base = dataclasses.replace(base, **{name: parsed})
     base = dataclasses.replace(base, max_pages_per_domain=base.max_limit,
-                               answer_pages_per_domain=base.answer_candidates)  # fmt: skip
+                               answer_pages_per_domain=base.max_limit)  # fmt: skip
     embedder = OnnxEmbedder(models.embedding_spec(MODEL), emb_dir,
                             dataclasses.replace(base, query_cache_size=0))  # fmt: skip
     ctx: dict[str, Any] = {"load": (load_start, 0.0), "engine": engine_mod,

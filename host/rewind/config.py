@@ -97,6 +97,14 @@ class Settings:
                              lo=0.0, hi=1.0, user=True, group="search")
     max_pages_per_domain: int = knob(3, "further pages of a site move down the results",
                                      lo=1, hi=100, user=True, group="search")
+    # Seed 001 weighed recency 0.2 against similarity; here it only breaks near-ties: with
+    # visit times that say nothing of relevance, 0.02 cost no MRR where 0.2 did
+    # (bench/quality.py, docs/benchmarks.md).
+    recency_weight: float = knob(0.02, "a page read lately moves up: score * (1 + w * recency)",
+                                 lo=0.0, hi=1.0, user=True, group="search")
+    recency_half_life_days: float = knob(
+        30.0, "recency halves every this many days since the last visit",
+        lo=1.0, hi=3650.0, user=True, group="search")
     confidence_keyword_share: float = knob(
         0.5, "a result matching over this share of the best BM25 score is at least medium")
     title_boost: float = knob(3.0, "BM25 weight of a title match")

@@ -1,7 +1,8 @@
 """Search results: the fused passages grouped into pages, ranked, diversified, explained.
 
 A page is ranked by its best passage plus a small bonus for several matching passages
-(seed 001), then maximal marginal relevance and a soft per-site cap keep near-duplicates
+(seed 001) and, to break near-ties, how lately it was read (seed 001's recency weight);
+then maximal marginal relevance and a soft per-site cap keep near-duplicates
 and one site from filling the list. Each result has a confidence label on the embedding
 model's cosine scale, the relevance gate's verdict (relevance.py: a result that is not
 about what was asked is marked to be folded under "less relevant"), a snippet around the
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..index.records import PageRecord
 from . import relevance
 from .retrieve import PassageHit, PassageQuery, Retrieved, Searcher
 
@@ -98,6 +100,7 @@ def _pages(searcher: Searcher, text: str, found: Retrieved, limit: int) -> list[
     pool = ranked[: limit * 3]
     pages = searcher.pages(pg for _, pg, _ in pool)
     pool = [r for r in pool if r[1] in pages]  # deleted since the index saw them
+    pool = _recency(searcher, pool, pages)
     pool = _mmr(searcher, pool, found.query_vector)
     pool = _domain_cap(searcher, [(r, pages[r[1]].domain) for r in pool])[:limit]
 
@@ -125,6 +128,21 @@ def _pages(searcher: Searcher, text: str, found: Retrieved, limit: int) -> list[
             relevance=None if p is None else round(p, 4),
             relevant=p is None or p >= gauge.fold))
     return hits
+
+
+def _recency(searcher: Searcher, pool: list[Ranked], pages: dict[int, PageRecord],
+             now: float | None = None) -> list[Ranked]:
+    """Seed 001's recency weight, as a tie-breaker: a page read lately moves up a little
+    (score * (1 + w * 0.5 ** (days since the last visit / half-life)))."""
+    s = searcher.settings
+    if not s.recency_weight:
+        return pool
+    now = time.time() if now is None else now
+    half_life = s.recency_half_life_days * 86400
+    moved = [(sc * (1 + s.recency_weight * 0.5 ** (max(0.0, now - pages[pg].last_visit)
+                                                    / half_life)), pg, h)
+             for sc, pg, h in pool]
+    return sorted(moved, key=lambda r: (r[0], r[1]), reverse=True)
 
 
 def _mmr(searcher: Searcher, pool: list[Ranked], qvec: np.ndarray | None) -> list[Ranked]:
