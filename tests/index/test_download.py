@@ -9,6 +9,7 @@ the file's bytes are all that tells a right download from a wrong one.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -127,8 +128,9 @@ def handler_for(mirror: Mirror) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(body)))  # the whole, even if cut off
             self.send_header("Connection", "close")
             self.end_headers()
-            self.wfile.write(body[:stop])
-            self.wfile.flush()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # client hung up
+                self.wfile.write(body[:stop])
+                self.wfile.flush()
 
     return Handler
 
@@ -319,6 +321,64 @@ def test_known_sha256_verifies_and_replaces_a_damaged_file(mirror: Mirror, tmp_p
     assert out[0].verified and not out[0].skipped and out[0].sha256 == sha
     assert (folder / "weights.bin").read_bytes() == CONTENT
     assert mirror.ranges == [None]
+
+
+def test_without_a_published_sha256_the_first_download_is_trusted_then_held_to(
+    mirror: Mirror, tmp_path: Path
+):
+    first = pull(mirror, tmp_path)[0]  # spec(): no sha256 in the catalog
+    assert not first.verified and first.against == ""
+    folder = tmp_path / "tiny"
+    recorded = json.loads((folder / models.MARKER).read_text())["weights.bin"]["sha256"]
+    assert recorded == first.sha256 == hashlib.sha256(CONTENT).hexdigest()
+    # Damage the file: a later check compares with the sha256 recorded at first use.
+    (folder / "weights.bin").write_bytes(CONTENT[:-1] + b"\0")
+    assert models.status(spec(), tmp_path, verify=True).mismatched == ["weights.bin"]
+    # Pulling again fetches it anew and holds the download to that first sha256.
+    again = pull(mirror, tmp_path)[0]
+    assert again.verified and again.against == "first download"
+    assert (folder / "weights.bin").read_bytes() == CONTENT
+    # A mirror that now serves another file is refused, and nothing is replaced.
+    (folder / "weights.bin").write_bytes(CONTENT[:-1] + b"\0")
+    mirror.files["/org/tiny/resolve/main/weights.bin"] = CONTENT[::-1]
+    with pytest.raises(RewindError) as err:
+        pull(mirror, tmp_path)
+    assert err.value.code is Code.MODEL_INVALID
+    assert "first downloaded had " + recorded in err.value.message
+    assert f"delete {folder}" in err.value.hint
+    assert (folder / "weights.bin").read_bytes() == CONTENT[:-1] + b"\0"
+    assert not (folder / ".weights.bin.part").exists()
+
+
+def test_a_size_the_catalog_knows_is_checked_before_downloading(mirror: Mirror, tmp_path: Path):
+    sized = LlmSpec("tiny", "", 512, 0.2, 16, (FileSpec(
+        "weights.bin", None, download="org/tiny weights.bin", bytes=len(CONTENT) + 1),))
+    seen: list[int] = []
+    with pytest.raises(RewindError) as err:
+        pull(mirror, tmp_path, sized, progress=lambda n, done, total: seen.append(done))
+    assert err.value.code is Code.MODEL_INVALID
+    assert f"{len(CONTENT):,} bytes; models.json expects {len(CONTENT) + 1:,}" in (
+        err.value.message)
+    assert seen == [] and len(mirror.log) == 1  # refused on the announced size, not read
+    assert names(tmp_path / "tiny") == set()
+
+
+def test_a_catalog_model_from_a_mirror_serving_another_file_is_refused(
+    mirror: Mirror, tmp_path: Path
+):
+    # The real ladder spec: the URL comes from its download entry; the stand-in bytes are
+    # not the published file, so the size check refuses them before any is kept.
+    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
+    (f,) = qwen.files
+    repo, _, path = (f.download or "").partition(" ")
+    mirror.files = {f"/{repo}/resolve/main/{path}": SMALL}
+    with pytest.raises(RewindError) as err:
+        download.pull(qwen, tmp_path, template(mirror), timeout=5, retries=0)
+    assert err.value.code is Code.MODEL_INVALID and "1,117,320,736" in err.value.message
+    assert [r.path for r in mirror.log] == [
+        "/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf"]
+    assert names(tmp_path / qwen.name) == set()
+    assert not models.status(qwen, tmp_path).installed
 
 
 def test_installed_verified_files_are_skipped_without_contacting_the_server(

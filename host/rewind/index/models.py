@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import Code, RewindError
 from . import catalog
-from .catalog import Licence, Shape
+from .catalog import Licence, Measured, Shape
 
 MARKER = "rewind-install.json"  # per-model record of files verified at install
 INSTALL_HINT = "run `python3 build.py install`"
@@ -88,6 +88,7 @@ class LlmSpec:
     licence: Licence | None = None
     context_window: int = 0  # what it was trained for (n_ctx may be smaller: memory)
     shape: Shape | None = None
+    measured: Measured | None = None  # bench/ladder.py, on this project's machine
 
     @property
     def file_bytes(self) -> int | None:
@@ -169,6 +170,7 @@ def load_specs(source: Path | None = None) -> Specs:
             licence=Licence(**m["licence"]) if "licence" in m else None,
             context_window=m.get("context_window", 0),
             shape=Shape(**m["shape"]) if "shape" in m else None,
+            measured=Measured(**m["measured"]) if "measured" in m else None,
         )
         for name, m in data["llm"].items()
     }
