@@ -467,17 +467,29 @@ def test_file_urls_from_a_template_or_a_base_url():
 
 
 GEMMA = "embeddinggemma-300m"
+# The command with a catalog of its own: every model in models.json has a published
+# sha256, so stand-in bytes could never be installed under a real model's name.
+WITH_CATALOG = (
+    "import sys; from pathlib import Path; from rewind.index import models; "
+    "real = models.load_specs; "
+    "models.load_specs = lambda source=None: real(source or Path(sys.argv[1])); "
+    "from rewind.cli import main; sys.exit(main(sys.argv[2:]))"
+)
 
 
-def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None):
+def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None,
+               catalog: Path | None = None):
     env = {k: v for k, v in os.environ.items() if k not in PROXY_VARS}
     env.pop(download.MIRROR_ENV, None)
     if mirror_env:
         env[download.MIRROR_ENV] = mirror_env
     env["REWIND_MODEL_DIR"] = str(model_dir)
     env["REWIND_DATA_DIR"] = str(model_dir.parent / "data")
+    cmd = [sys.executable, "-m", "rewind"]  # .venv/bin/python when run as documented
+    if catalog:
+        cmd = [sys.executable, "-c", WITH_CATALOG, str(catalog)]
     return subprocess.run(
-        [sys.executable, "-m", "rewind", *args],  # .venv/bin/python when run as documented
+        [*cmd, *args],
         capture_output=True,
         text=True,
         env=env,
@@ -486,43 +498,59 @@ def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None):
     )
 
 
-def test_cli_pulls_embeddinggemma_from_a_mirror(mirror: Mirror, tmp_path: Path):
-    # The real spec from models.json, served by the local mirror with stand-in bytes:
-    # models.json has no sha256 for these files (a pinned one would refuse the stand-ins).
-    gemma = models.embedding_spec(GEMMA)
-    assert all(f.sha256 is None for f in gemma.files), "pin test files to the real checksums"
-    served: dict[str, bytes] = {}
-    for i, f in enumerate(gemma.files):
-        repo, _, path = (f.download or "").partition(" ")
-        served[f"/{repo}/resolve/main/{path}"] = CONTENT if i == 1 else SMALL + bytes([i])
-    mirror.files = served
+def test_cli_pulls_a_model_from_a_mirror(mirror: Mirror, tmp_path: Path):
+    # A catalog with one pinned file and one without a published sha256.
+    catalog = tmp_path / "models.json"
+    catalog.write_text(json.dumps({"embedding": {}, "llm": {"tiny": {
+        "description": "a test model", "n_ctx": 512, "temperature": 0.2,
+        "max_answer_tokens": 16, "files": {
+            "model.gguf": {"sha256": hashlib.sha256(CONTENT).hexdigest(),
+                           "bytes": len(CONTENT), "download": "org/tiny weights.bin"},
+            "small.json": {"sha256": None, "download": "org/tiny conf/small.json"}}}}}))
     model_dir = tmp_path / "models"
-
-    proc = run_rewind(["models", "pull", GEMMA, "--mirror", template(mirror)], model_dir)
+    proc = run_rewind(["models", "pull", "tiny", "--mirror", template(mirror)], model_dir,
+                      catalog=catalog)
     assert proc.returncode == 0, proc.stderr
-    folder = model_dir / GEMMA
-    for f, body in zip(gemma.files, served.values(), strict=True):
-        assert (folder / f.name).read_bytes() == body
-        assert f"installed  {folder / f.name}" in proc.stdout
-    assert "sha256" in proc.stdout and "recorded" in proc.stdout  # none to check against
-    assert sorted(r.path for r in mirror.log) == sorted(served)
+    folder = model_dir / "tiny"
+    assert (folder / "model.gguf").read_bytes() == CONTENT
+    assert (folder / "small.json").read_bytes() == SMALL
+    assert f"installed  {folder / 'model.gguf'}" in proc.stdout
+    small_sha = hashlib.sha256(SMALL).hexdigest()
+    assert f"sha256 {small_sha} recorded: models.json has none" in proc.stdout
     # progress on stderr, a line per 10% (not a terminal), and a full bar at the end
-    bars = [line for line in proc.stderr.splitlines() if line.startswith("model.onnx_data [")]
-    assert len(bars) >= 3 and bars[-1].startswith("model.onnx_data [" + "#" * 30 + "]")
-    assert f"model.onnx [{'#' * 30}]" in proc.stderr
+    bars = [line for line in proc.stderr.splitlines() if line.startswith("model.gguf [")]
+    assert len(bars) >= 3 and bars[-1].startswith("model.gguf [" + "#" * 30 + "]")
+    assert f"small.json [{'#' * 30}]" in proc.stderr
 
-    listed = run_rewind(["models", "--json"], model_dir)
-    row = next(r for r in json.loads(listed.stdout) if r["name"] == GEMMA)
+    listed = run_rewind(["models", "--json"], model_dir, catalog=catalog)
+    (row,) = json.loads(listed.stdout)
     assert row["installed"] and not row["sha256_published"]
     assert row["status"].startswith("installed (no published sha256: checked against the one "
                                     "recorded when it was first downloaded")
+    human = run_rewind(["models"], model_dir, catalog=catalog).stdout
+    assert "no published sha256: the first download is trusted" in human
 
     mirror.log.clear()  # again: everything is kept, and the mirror is not asked anything
-    again = run_rewind(["models", "pull", GEMMA, "--json"], model_dir, mirror_env=template(mirror))
+    again = run_rewind(["models", "pull", "tiny", "--json"], model_dir,
+                       mirror_env=template(mirror), catalog=catalog)
     assert again.returncode == 0, again.stderr
     rows = json.loads(again.stdout)["files"]
-    assert [r["already_installed"] for r in rows] == [True] * len(gemma.files)
+    assert [r["already_installed"] for r in rows] == [True, True]
     assert mirror.log == []
+
+
+def test_cli_refuses_stand_in_bytes_for_the_real_embeddinggemma(mirror: Mirror, tmp_path: Path):
+    gemma = models.embedding_spec(GEMMA)
+    assert all(f.sha256 and f.bytes for f in gemma.files)  # published, pinned
+    mirror.files = {}
+    for f in gemma.files:
+        repo, _, path = (f.download or "").partition(" ")
+        mirror.files[f"/{repo}/resolve/main/{path}"] = SMALL
+    proc = run_rewind(["models", "pull", GEMMA, "--mirror", template(mirror)],
+                      tmp_path / "models")
+    assert proc.returncode == 1 and "models.json expects 479,932" in proc.stderr
+    assert "Nothing was installed" in proc.stderr
+    assert not any((tmp_path / "models" / GEMMA).glob("model*"))
 
 
 def test_cli_without_a_mirror_says_how_to_set_one(tmp_path: Path):
