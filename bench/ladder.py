@@ -9,13 +9,16 @@ and its peak memory, do not depend on the weights' values. The stand-ins use lla
 "llama" architecture: Qwen2's biases and Gemma 3's extra norms and sliding windows are
 left out (a few percent of the work; Gemma's sliding windows need less KV cache than the
 estimate). The offline default is measured itself. Each model is measured in its own
-process: prompt reading with the host's llm_batch_threads, writing with llm_threads,
-peak RSS above the process before loading. The 2 cores here are shared with other work, so
-absolute speeds drift with the load: each stand-in is timed between two timings of the
-offline default on the same prompt length, and its speed is kept as a ratio to the
-default's, times the default's speed on an idle machine (REFERENCE_IDLE). The figures go
-to docs/benchmarks.md; the per-model numbers are copied into models.json "measured" by
-hand (`--json` prints them).
+process, with one thread, in CPU time: the 2 cores here are shared with other work, and
+under that load wall-clock times measure the scheduler (llama.cpp's threads wait for each
+other at every step), while the CPU time a token costs one thread does not depend on it.
+Each model's CPU-time speed is kept as a ratio to the offline default's, measured in the
+same way on the same prompt length, times the default's wall-clock speed on an idle
+machine with the host's threads (REFERENCE_IDLE): reading the prompt is compute-bound,
+so a model that costs k times the CPU per token reads k times slower with the same
+threads. Peak RSS is above the process before loading. The figures go to
+docs/benchmarks.md; the per-model numbers are copied into models.json "measured" by hand
+(`--json` prints them).
 
     .venv/bin/python bench/ladder.py [--models NAME ...] [--runs 1] [--keep] [--json]
 """
@@ -167,13 +170,13 @@ def _status_mib(key: str) -> float:
 
 
 def measure_child(path: str, n_ctx: int, prompt_tokens: int, runs: int) -> dict:
-    """In its own process: load as answers/llm.py does, time prompts and writing."""
+    """In its own process: load as answers/llm.py does (one thread), and the CPU time
+    reading a prompt and writing 32 tokens take."""
     import llama_cpp
 
-    s = Settings()
     before = _status_mib("VmRSS")
-    llm = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=s.llm_threads,
-                          n_threads_batch=s.llm_batch_threads, seed=0, verbose=False)
+    llm = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_threads=1, n_threads_batch=1,
+                          seed=0, verbose=False)
     rng = np.random.default_rng(1)
     vocab = llm.n_vocab()
     llm.eval([int(t) for t in rng.integers(1000, min(vocab, 40000), 32)])  # warm up
@@ -181,18 +184,19 @@ def measure_child(path: str, n_ctx: int, prompt_tokens: int, runs: int) -> dict:
     for _ in range(runs):
         toks = [int(t) for t in rng.integers(1000, min(vocab, 40000), prompt_tokens)]
         llm.reset()
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         llm.eval(toks)
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         for _ in range(32):  # writing: one token at a time, as an answer is written
             llm.eval([toks[0]])
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         prompt_rates.append(prompt_tokens / (t1 - t0))
         write_rates.append(32 / (t2 - t1))
     peak = _status_mib("VmHWM")
-    return {"prompt_tokens_per_s": statistics.median(prompt_rates),
+    return {"prompt_tokens_per_s": statistics.median(prompt_rates),  # per CPU second
             "answer_tokens_per_s": statistics.median(write_rates),
-            "threads": s.llm_batch_threads, "peak_rss_bytes": int((peak - before) * 2**20)}
+            "threads": Settings().llm_batch_threads,
+            "peak_rss_bytes": int((peak - before) * 2**20)}
 
 
 def measure(spec: LlmSpec, path: Path, runs: int, prompt: int | None = None) -> dict:
@@ -246,7 +250,7 @@ def main() -> None:
         after = measure(specs[REFERENCE], ref_path, args.runs, prompt)
         for key in ("prompt_tokens_per_s", "answer_tokens_per_s"):  # vs the default, then
             ratio = m[key] / statistics.mean((before[key], after[key]))  # at idle speed
-            m[key + "_here"], m[key] = m[key], ratio * REFERENCE_IDLE[key]
+            m[key + "_cpu"], m[key] = m[key], ratio * REFERENCE_IDLE[key]
         results[name] = m
         print(f"{name}: {json.dumps(m)}", file=sys.stderr)
         if how == "stand-in" and not args.keep:
@@ -268,7 +272,8 @@ def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
             m["prompt_tokens"], f"{m['prompt_tokens_per_s']:.0f}",
             f"{m['prompt_tokens'] / m['prompt_tokens_per_s']:.1f}",
             f"{m['answer_tokens_per_s']:.1f}",
-            f"{m['peak_rss_bytes'] / 2**30:.2f}", f"{est / 2**30:.2f}"))
+            f"{m['peak_rss_bytes'] / 2**30:.2f}", f"{est / 2**30:.2f}",
+            f"{100 / m['prompt_tokens_per_s_cpu']:.1f}"))
     s = Settings()
     picks = []
     specs_list = list(specs.values())
@@ -294,15 +299,19 @@ def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
         "weights' values; the answers do, and **the larger models' answers were not run "
         "here**. Prompt: the answer budget for the model's context "
         f"(Settings.answer_budget) + {recommend.PROMPT_OVERHEAD} tokens of system prompt and "
-        f"question, read with {s.llm_batch_threads} threads (llm_batch_threads); writing "
-        f"with {s.llm_threads} (llm_threads), 32 tokens, after a 32-token warm-up. "
+        "question; then 32 tokens written; after a 32-token warm-up. Timed in CPU time with "
+        "one thread (the cores were shared: wall-clock times would measure the scheduler), "
+        "as a ratio to the offline default timed the same way just before and after, times "
+        "its idle wall-clock speed with the host's threads "
+        f"({REFERENCE_IDLE['prompt_tokens_per_s']:g} prompt tokens/s with {s.llm_batch_threads}, "
+        f"{REFERENCE_IDLE['answer_tokens_per_s']:g} answer tokens/s with {s.llm_threads}). "
         "Peak memory: the process's peak RSS above what it used before loading; estimate: "
         "`catalog.estimated_bytes` (weights + f16 KV cache at n_ctx + the larger of a "
         "512-token batch's logits and its attention scores over n_ctx).",
         "",
         table(("model", "measured", "GB file (stand-in / real)", "prompt tokens",
                "prompt tokens/s", "first words s", "answer tokens/s", "peak GiB",
-               "estimate GiB"), rows),
+               "estimate GiB", "CPU s / 100 prompt tokens"), rows),
         "",
         "`rewind models recommend` on a few machines (figures as models.json has them; the "
         "host reads prompts with 2 threads whatever the cores, so cores change little):",
