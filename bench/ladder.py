@@ -275,22 +275,21 @@ def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
             f"{m['peak_rss_bytes'] / 2**30:.2f}", f"{est / 2**30:.2f}",
             f"{100 / m['prompt_tokens_per_s_cpu']:.1f}"))
     s = Settings()
+    loads = [m["load"] for m in results.values()]
     picks = []
     specs_list = list(specs.values())
-    for gb in (4, 8, 16, 32):
-        for cores in (2, 8):
-            mach = recommend.Machine(gb * 2**30, None, cores)
-            r = recommend.recommend(mach, s, specs=specs_list)
-            picks.append((f"{gb} GiB, {cores} cores", r.choice.spec.name,
-                          f"{(r.choice.memory_bytes or 0) / 2**30:.1f}",
-                          f"{r.choice.first_words_s:.1f}" if r.choice.first_words_s else "?",
-                          r.choice.speed))
+    for gb, cores in ((4, 2), (8, 1), (8, 2), (8, 8), (16, 2), (32, 1), (32, 2), (32, 8)):
+        mach = recommend.Machine(gb * 2**30, None, cores)
+        r = recommend.recommend(mach, s, specs=specs_list)
+        picks.append((f"{gb} GiB, {cores} core{'s' if cores > 1 else ''}", r.choice.spec.name,
+                      f"{(r.choice.memory_bytes or 0) / 2**30:.1f}",
+                      f"{r.choice.first_words_s:.1f}" if r.choice.first_words_s else "?",
+                      r.choice.speed))
     return "\n".join([
         "## The model ladder: what each answering model's shape costs here",
         "",
-        f"{today()} · {machine()} · `bench/ladder.py` · load average {load_average():.1f} "
-        "when it finished (other work shared the 2 cores: speeds are lower than on an idle "
-        "machine, the offline default's included)",
+        f"{today()} · {machine()} · `bench/ladder.py` · load average {min(loads):.1f}–"
+        f"{max(loads):.1f} during the runs (other work shared the 2 cores)",
         "",
         "Only the offline default is a real model. Every other row is a **stand-in**: a GGUF "
         "with the catalog model's layers, widths, heads and vocabulary, quantised to Q4_K_M by "
@@ -305,7 +304,11 @@ def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
         "its idle wall-clock speed with the host's threads "
         f"({REFERENCE_IDLE['prompt_tokens_per_s']:g} prompt tokens/s with {s.llm_batch_threads}, "
         f"{REFERENCE_IDLE['answer_tokens_per_s']:g} answer tokens/s with {s.llm_threads}). "
-        "Peak memory: the process's peak RSS above what it used before loading; estimate: "
+        "Peak memory: the process's peak RSS above what it used before loading (llama.cpp "
+        "also keeps a repacked copy of most weights for the CPU's vector units, which the "
+        "estimate leaves out; for Gemma 3 the stand-in's full attention in every layer makes "
+        "the KV cache an upper bound: the real model keeps 1,024 tokens in five layers of "
+        "six); estimate: "
         "`catalog.estimated_bytes` (weights + f16 KV cache at n_ctx + the larger of a "
         "512-token batch's logits and its attention scores over n_ctx).",
         "",
@@ -313,8 +316,10 @@ def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
                "prompt tokens/s", "first words s", "answer tokens/s", "peak GiB",
                "estimate GiB", "CPU s / 100 prompt tokens"), rows),
         "",
-        "`rewind models recommend` on a few machines (figures as models.json has them; the "
-        "host reads prompts with 2 threads whatever the cores, so cores change little):",
+        "`rewind models recommend` on a few machines (with the figures above, copied into "
+        "models.json; the host reads prompts with llm_batch_threads = 2 threads whatever "
+        "the cores, so more cores than 2 change nothing; a model licensed for non-commercial use "
+        "only is not recommended):",
         "",
         table(("machine", "recommended", "memory GiB", "first words s", "speed"), picks),
     ])

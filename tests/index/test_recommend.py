@@ -158,3 +158,13 @@ def test_cli_recommends_for_a_described_machine():
 def test_cli_refuses_what_is_not_a_machine(args, words):
     out = rewind("recommend", *args)
     assert out.returncode == 1 and words in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_non_commercial_licence_is_listed_but_not_recommended():
+    research = Licence("Research", "LICENSE", "non-commercial only", commercial=False)
+    three_nc = replace(THREE, licence=research)
+    r = recommend.recommend(Machine(16 * GIB, None, 2), S, specs=[TINY, ONE, three_nc, FOUR])
+    assert r.choice.spec.name == "one"
+    assert "the next larger, three, is licensed for non-commercial use only" in r.reason
+    listed = next(o for o in r.to_dict()["options"] if o["name"] == "three")
+    assert listed["fits"] and listed["licence"]["commercial"] is False

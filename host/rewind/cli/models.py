@@ -117,10 +117,11 @@ def _recommendation_text(r, asked: bool) -> str:
     for e in r.options:
         mark = "*" if e is c else " "
         first = "?" if e.first_words_s is None else f"~{e.first_words_s:.0f} s"
+        flags = [("needs more memory", not e.fits), ("installed", e.installed),
+                 ("non-commercial licence", bool(e.spec.licence and not e.spec.licence.commercial))]
         lines.append(f"{mark}{e.spec.name:29} {e.spec.parameters_b:>5g}B "
                      f"{_gb(e.spec.file_bytes):>9} {_gib(e.memory_bytes):>9} {first:>11}  "
-                     f"{e.speed}{'' if e.fits else ' (needs more memory)'}"
-                     f"{' (installed)' if e.installed else ''}")
+                     f"{e.speed}" + "".join(f" ({what})" for what, on in flags if on))
     lines += [""] + [f"note: {n}" for n in r.notes]
     return "\n".join(lines)
 
@@ -128,8 +129,10 @@ def _recommendation_text(r, asked: bool) -> str:
 def _speed(e) -> str:
     if e.first_words_s is None:
         return "speed unknown"
+    how = {"model": "measured", "stand-in": "measured on a stand-in of its shape"}.get(
+        e.measured, e.measured)
     return (f"first words after ~{e.first_words_s:.0f} s, then ~{e.tokens_per_s:.0f} tokens/s "
-            f"({e.speed}; {e.measured.replace('-', ' ')} speed, estimated for this machine)")
+            f"({e.speed}; {how}, estimated for this machine)")
 
 
 def _gb(n: int | None) -> str:

@@ -23,6 +23,7 @@ class Licence:
     name: str
     terms: str  # where its text is
     use: str = ""  # what it limits, in a phrase ("" when nothing worth saying)
+    commercial: bool = True  # False: non-commercial use only (never recommended unasked)
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,8 @@ def facts(spec: LlmSpec) -> dict[str, Any]:
         "family": spec.family,
         "parameters_b": spec.parameters_b,
         "quantisation": spec.quantisation,
-        "licence": {"name": lic.name, "terms": lic.terms, "use": lic.use} if lic else None,
+        "licence": {"name": lic.name, "terms": lic.terms, "use": lic.use,
+                    "commercial": lic.commercial} if lic else None,
         "n_ctx": spec.n_ctx,
         "context_window": spec.context_window,
         "file_bytes": spec.file_bytes,

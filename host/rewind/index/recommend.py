@@ -1,8 +1,9 @@
 """`rewind models recommend`: which answering model suits this machine, why, and its cost.
 
-The choice: the largest model (by parameters) whose estimated memory fits in
+The choice: the largest model (by parameters) whose memory fits in
 `recommend_memory_share` of the machine's memory and whose first words, for the answer
-budget its context gets, would come within `recommend_max_wait_s`. Memory is
+budget its context gets, would come within `recommend_max_wait_s`; a model whose licence
+allows non-commercial use only is listed but not recommended (Rewind may be used at work). Memory is
 catalog.memory_bytes; speed is what bench/ladder.py measured here (models.json
 "measured"), scaled to the threads the host reads prompts with; a model without a
 measurement is extrapolated from the offline default's. Every figure is an estimate and
@@ -143,9 +144,14 @@ def _speed(spec: LlmSpec, ref: LlmSpec | None, threads: int, prompt_tokens: int
     return prompt_tokens / prompt_rate, m.answer_tokens_per_s, how
 
 
+def reading_threads(machine: Machine, settings: Settings) -> int:
+    """The threads the host reads a prompt with on `machine` (answers/llm.py)."""
+    return max(1, min(machine.cores, settings.llm_batch_threads))
+
+
 def estimate(spec: LlmSpec, machine: Machine, settings: Settings, ref: LlmSpec | None,
              allowed: int, installed: bool = False) -> Estimate:
-    threads = max(1, min(machine.cores, settings.llm_batch_threads))
+    threads = reading_threads(machine, settings)
     budget = settings.answer_budget(spec.n_ctx)
     length = min(settings.answer_length(spec.n_ctx), spec.max_answer_tokens)
     first, rate, how = _speed(spec, ref, threads, budget + PROMPT_OVERHEAD)
@@ -163,14 +169,14 @@ def recommend(machine: Machine, settings: Settings, model_dir: Path | None = Non
     specs = specs if specs is not None else list(models.load_specs().llm.values())
     ref = _reference(specs)
     allowed = int(machine.memory_bytes * settings.recommend_memory_share)
-    threads = max(1, min(machine.cores, settings.llm_batch_threads))
+    threads = reading_threads(machine, settings)
     options = [
         estimate(s, machine, settings, ref, allowed,
                  model_dir is not None and models.status(s, model_dir).installed)
         for s in specs
     ]
     options.sort(key=lambda e: (e.spec.parameters_b, -(e.memory_bytes or 0)))
-    good = [e for e in options if e.fits and e.quick_enough]
+    good = [e for e in options if e.fits and e.quick_enough and _commercial(e.spec)]
     share = f"{settings.recommend_memory_share:.0%} of {gib(machine.memory_bytes)}"
     wait = f"{settings.recommend_max_wait_s:g} s"
     if good:
@@ -180,17 +186,19 @@ def recommend(machine: Machine, settings: Settings, model_dir: Path | None = Non
                   f"{'s' if threads > 1 else ''}")
         nxt = next((e for e in options if e.spec.parameters_b > choice.spec.parameters_b), None)
         if nxt is not None:
-            reason += (f"; the next larger, {nxt.spec.name}, " + (
+            reason += f"; the next larger, {nxt.spec.name}, " + (
                 f"needs {gib(nxt.memory_bytes)}" if not nxt.fits else
-                f"would take about {nxt.first_words_s:.0f} s before its first words"))
+                f"would take about {nxt.first_words_s:.0f} s before its first words"
+                if not nxt.quick_enough else "is licensed for non-commercial use only")
     else:  # not even the offline default fits: it is still the least demanding
         choice = min(options, key=lambda e: e.memory_bytes or 0)
         reason = (f"no model fits in {gib(allowed)} ({share}) with first words within {wait}; "
                   "this one needs the least")
     notes = [
-        "Every figure is an estimate: memory from the model's size and shape, speed from "
-        "bench/ladder.py for the threads Rewind reads sources with (llm_batch_threads). "
-        "Only the offline default's answers were tried here; the larger models were not run.",
+        "Every figure is an estimate: memory and speed were measured by bench/ladder.py on "
+        "stand-ins of each model's shape (random weights) on a 2-core machine, and scaled "
+        "to the threads Rewind reads sources with here (llm_batch_threads). Only the offline "
+        "default's answers were tried; the larger models were not run.",
     ]
     if choice.spec.licence and choice.spec.licence.use:
         notes.append(f"{choice.spec.name}'s licence: {choice.spec.licence.name}, "
@@ -201,10 +209,18 @@ def recommend(machine: Machine, settings: Settings, model_dir: Path | None = Non
                      "before the first question, or it will be slow to load.")
     used = max((e for e in options if e.installed), key=lambda e: e.spec.file_bytes or 0,
                default=None)  # what `rewind ask` picks: the largest installed
-    if used is not None and used.spec.name != choice.spec.name:
-        notes.append(f"`rewind ask` uses {used.spec.name} now (the largest installed); "
-                     f"`rewind ask --model {choice.spec.name}` uses this one once installed.")
+    if used is not None and (used.spec.file_bytes or 0) > (choice.spec.file_bytes or 0):
+        notes.append(f"`rewind ask` uses {used.spec.name} now (the largest installed), which "
+                     f"is more than this machine suits; `rewind ask --model "
+                     f"{choice.spec.name}` uses the recommended one.")
+    elif not choice.installed:
+        notes.append("Once pulled, `rewind ask` uses it without any setting (the largest "
+                     "installed).")
     return Recommendation(machine, allowed, threads, choice, reason, options, notes)
+
+
+def _commercial(spec: LlmSpec) -> bool:
+    return spec.licence is None or spec.licence.commercial
 
 
 def gib(n: int | None) -> str:
