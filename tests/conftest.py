@@ -7,11 +7,11 @@ REWIND_REQUIRE_MODELS=1 (set by `python3 build.py test`), so CI cannot pass by s
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
+from requirement import missing
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # bench.data: the one reader of the evaluation data
@@ -24,19 +24,13 @@ MINILM = "all-minilm-l6-v2-int8"
 SMOLLM = "smollm2-135m-instruct-q4_1"  # the offline default LLM
 
 
-def _missing(what: str) -> None:
-    if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
-        pytest.fail(f"{what} (REWIND_REQUIRE_MODELS=1)")
-    pytest.skip(what)
-
-
 @pytest.fixture(scope="session")
 def model_dir() -> Path:
     """The model directory holding the real default embedding model."""
     directory = config.model_dir()
     st = models.status(models.embedding_spec(MINILM), directory)
     if not st.installed:
-        _missing(f"{MINILM} is not installed in {directory}: run `python3 build.py install`")
+        missing(f"{MINILM} is not installed in {directory}: run `python3 build.py install`")
     return directory
 
 
@@ -44,7 +38,7 @@ def model_dir() -> Path:
 def llm_dir(model_dir: Path) -> Path:
     """The model directory, which also holds the real offline default GGUF."""
     if not models.status(models.llm_spec(SMOLLM), model_dir).installed:
-        _missing(f"{SMOLLM} is not installed in {model_dir}: run `python3 build.py install`")
+        missing(f"{SMOLLM} is not installed in {model_dir}: run `python3 build.py install`")
     return model_dir
 
 
@@ -86,7 +80,7 @@ def python_docs() -> Path:
     try:
         return fetch()
     except EvalDataError as exc:
-        _missing(f"the Python documentation could not be fetched: {exc}")
+        missing(f"the Python documentation could not be fetched: {exc}")
         raise
 
 
