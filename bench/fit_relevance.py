@@ -177,6 +177,15 @@ def fit_and_report(qrows: list[dict], hrows: list[dict], args: Any, t0: float) -
     return 0
 
 
+MEDIUM = models.embedding_spec(MODEL).confidence.medium
+
+
+def shown(hit: dict, gauge: dict) -> bool:
+    """As search/pages.py decides: the model says relevant and a content word matched or the
+    meaning is at least the model's "medium" match."""
+    return hit["p"] >= gauge["fold"] and (hit["kw_share"] > 0 or hit["cos"] >= MEDIUM)
+
+
 def _share(rows: list[dict], pred: Any) -> str:
     return f"{sum(1 for r in rows if pred(r)) / len(rows):.1%}" if rows else "-"
 
@@ -188,7 +197,9 @@ def render(qrows: list[dict], hrows: list[dict], gauge: dict, took: float) -> st
         "Signals of every development-set query in its store (relevance.read), two logistic "
         "models fitted on the tune sources only "
         f"({', '.join(gauge['fitted_on'])}); thresholds chosen there: fold keeps "
-        f"{FOLD_KEEP:.0%} of the gold pages shown, refuse keeps {REFUSE_KEEP:.0%} of the "
+        f"{FOLD_KEEP:.0%} of the gold pages shown (a result is also folded when neither a "
+        "content word matched nor its cosine reached the model's medium match), refuse keeps "
+        f"{REFUSE_KEEP:.0%} of the "
         f"answerable questions, extract lets at most {EXTRACT_FALSE:.0%} of the unanswerable "
         f"ones through. fold={gauge['fold']}, refuse={gauge['refuse']}, "
         f"extract={gauge['extract']}.", ""]
@@ -207,8 +218,8 @@ def render(qrows: list[dict], hrows: list[dict], gauge: dict, took: float) -> st
             _share(ans, lambda r: r["p"] >= gauge["refuse"]),
             _share(una, lambda r: r["p"] >= gauge["extract"]),
             f"{auc([r['p'] for r in h], [r['relevant'] for r in h]):.3f}",
-            _share(gold, lambda r: r["p"] >= gauge["fold"]),
-            _share(other, lambda r: r["p"] < gauge["fold"])])
+            _share(gold, lambda r: shown(r, gauge)),
+            _share(other, lambda r: not shown(r, gauge))])
     lines.append(report.table(
         ["source", "split", "answerable", "unanswerable", "AUC answerable",
          "unanswerable refused", "answerable kept", "unanswerable past extract",

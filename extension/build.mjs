@@ -35,6 +35,7 @@ const INCLUDE = [
   "icons",
   "vendor",
   "policy.json",
+  "panel",
   "sidepanel.html",
   "sidepanel.js",
   "sidepanel.css",

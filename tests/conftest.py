@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from requirement import missing
 
 # Stores made by tests keep their keys (index/keys.py) in a folder of their own, never in
 # the person's keyring or key folder; subprocesses (hosts, CLIs) inherit this.
@@ -30,19 +31,13 @@ MINILM = "all-minilm-l6-v2-int8"
 SMOLLM = "smollm2-135m-instruct-q4_1"  # the offline default LLM
 
 
-def _missing(what: str) -> None:
-    if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
-        pytest.fail(f"{what} (REWIND_REQUIRE_MODELS=1)")
-    pytest.skip(what)
-
-
 @pytest.fixture(scope="session")
 def model_dir() -> Path:
     """The model directory holding the real default embedding model."""
     directory = config.model_dir()
     st = models.status(models.embedding_spec(MINILM), directory)
     if not st.installed:
-        _missing(f"{MINILM} is not installed in {directory}: run `python3 build.py install`")
+        missing(f"{MINILM} is not installed in {directory}: run `python3 build.py install`")
     return directory
 
 
@@ -50,7 +45,7 @@ def model_dir() -> Path:
 def llm_dir(model_dir: Path) -> Path:
     """The model directory, which also holds the real offline default GGUF."""
     if not models.status(models.llm_spec(SMOLLM), model_dir).installed:
-        _missing(f"{SMOLLM} is not installed in {model_dir}: run `python3 build.py install`")
+        missing(f"{SMOLLM} is not installed in {model_dir}: run `python3 build.py install`")
     return model_dir
 
 
@@ -92,7 +87,7 @@ def python_docs() -> Path:
     try:
         return fetch()
     except EvalDataError as exc:
-        _missing(f"the Python documentation could not be fetched: {exc}")
+        missing(f"the Python documentation could not be fetched: {exc}")
         raise
 
 

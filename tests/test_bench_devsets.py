@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import _missing
+from requirement import missing
 
 from bench import data, devsets
 
@@ -35,7 +35,7 @@ def sets() -> dict[str, devsets.DevSet]:
     try:
         return {n: devsets.load(n) for n in devsets.names()}
     except data.EvalDataError as exc:
-        _missing(f"the development sets' data could not be fetched: {exc}")
+        missing(f"the development sets' data could not be fetched: {exc}")
         raise
 
 
@@ -212,12 +212,27 @@ def test_div_sections_and_ids_inside_headings_parse_as_sphinx_sections_do():
 # ---- signals and fold stores on a real engine -----------------------------------------------
 
 DOCS = [
-    devsets.Doc("a", "http://t.local/p?a=1", "", "Tantivy builds an inverted index of "
-                "stemmed words and ranks passages with BM25 scoring.", "answer"),
-    devsets.Doc("b", "http://t.local/p?a=2", "", "Bees make honey from nectar; beekeepers "
-                "collect the honey and the wax from the hives.", "answer"),
-    devsets.Doc("c", "http://t.local/p?a=3", "", "Sourdough bread rises because wild yeast "
-                "and bacteria ferment the flour and water.", "answer"),
+    devsets.Doc(
+        "a",
+        "http://t.local/p?a=1",
+        "",
+        "Tantivy builds an inverted index of stemmed words and ranks passages with BM25 scoring.",
+        "answer",
+    ),
+    devsets.Doc(
+        "b",
+        "http://t.local/p?a=2",
+        "",
+        "Bees make honey from nectar; beekeepers collect the honey and the wax from the hives.",
+        "answer",
+    ),
+    devsets.Doc(
+        "c",
+        "http://t.local/p?a=3",
+        "",
+        "Sourdough bread rises because wild yeast and bacteria ferment the flour and water.",
+        "answer",
+    ),
 ]
 
 
@@ -278,17 +293,27 @@ def test_fit_relevance_measures_and_thresholds():
     assert fit.threshold_keeping([0.9, 0.8, 0.7, 0.1], 1.0) == 0.1
 
 
-def test_fit_relevance_reads_signals_of_every_query_in_its_store(tmp_path: Path, embedder,
-                                                                 model_dir: Path):
+def test_fit_relevance_reads_signals_of_every_query_in_its_store(
+    tmp_path: Path, embedder, model_dir: Path
+):
     from rewind.config import Settings
 
     from bench import fit_relevance as fit
 
-    ds = devsets.DevSet("tiny", "tune", DOCS, [
-        devsets.Question("q1", "How does tantivy rank passages?", DOCS[0].url, "a", None, True,
-                         "full"),
-        devsets.Question("q1", "How does tantivy rank passages?", DOCS[0].url, "a", None, False,
-                         "without-0")], {"without-0": frozenset({"a"})})
+    ds = devsets.DevSet(
+        "tiny",
+        "tune",
+        DOCS,
+        [
+            devsets.Question(
+                "q1", "How does tantivy rank passages?", DOCS[0].url, "a", None, True, "full"
+            ),
+            devsets.Question(
+                "q1", "How does tantivy rank passages?", DOCS[0].url, "a", None, False, "without-0"
+            ),
+        ],
+        {"without-0": frozenset({"a"})},
+    )
     queries, hits = fit.rows_of(ds, tmp_path, Settings(), embedder, model_dir)
     assert [(q["store"], q["answerable"]) for q in queries] == [("full", 1), ("without-0", 0)]
     full, gone = queries

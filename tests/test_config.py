@@ -56,3 +56,14 @@ def test_the_extension_and_host_cut_passages_with_one_set_of_limits():
         "max_passages_per_page": s.max_passages_per_page,
         "max_passage_chars": s.max_passage_chars, "max_title_chars": s.max_title_chars}
     assert s.max_request_passage_chars > s.max_passage_chars
+
+
+def test_answer_budget_and_length_scale_with_a_larger_context_only():
+    s = Settings()
+    # The offline default (4,096 tokens) keeps the measured 300 / 120.
+    assert (s.answer_budget(4096), s.answer_length(4096)) == (300, 120)
+    assert (s.answer_budget(None), s.answer_length(2048)) == (300, 120)  # never less
+    assert (s.answer_budget(8192), s.answer_length(8192)) == (600, 240)
+    assert s.answer_budget(32_768) == 2400  # a 32k-context model gets 8x, not a fixed 300
+    mine = Settings(answer_token_budget=500, answer_max_tokens=100)  # a person's choice
+    assert (mine.answer_budget(8192), mine.answer_length(8192)) == (1000, 200)

@@ -2,9 +2,10 @@
  * The long-lived ports the extension's pages open: "ask", "export", "backup", "import".
  *
  * Job: "ask" streams an answer's chunks back to the side panel (and sends `cancel` when
- * the page stops or goes away), optionally with the current tab's text as context;
- * "export" and "backup" stream the host's frames to the options page without holding
- * them; "import" runs import_backup on an upload the page sent and relays its progress.
+ * the page stops or goes away), optionally with the current tab's text as context and
+ * the `thread_id` of a follow-up; "export" and "backup" stream the host's frames to the
+ * options page without holding them; "import" runs import_backup on an upload the page
+ * sent and relays its progress.
  * Never: send a tab's text the rules refuse, or keep frames in the worker.
  */
 
@@ -62,6 +63,8 @@ export function askPort(deps, port) {
       if (!question) throw new RewindError(Code.BAD_REQUEST, "Type a question first.");
       /** @type {Record<string, unknown>} */
       const fields = { question };
+      // A follow-up: the host answers it in the thread, reusing the thread's sources.
+      if (typeof msg.thread_id === "string" && msg.thread_id) fields.thread_id = msg.thread_id;
       if (msg.include_tab) {
         const ctx = await tabContext().catch(() => null);
         if (ctx) Object.assign(fields, ctx);

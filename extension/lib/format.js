@@ -243,7 +243,9 @@ export function modelsInUse(models, stats) {
       problem: String(stats?.embedder_problem ?? (embReady ? "" : embRow?.status ?? "")),
     });
   }
-  const llm = of("llm").find((m) => m.installed);
+  // The model an answer uses (stats.answer_model: the largest installed), else the first.
+  const chosen = stats && typeof stats.answer_model === "string" ? stats.answer_model : "";
+  const llm = of("llm").find((m) => m.installed && (!chosen || m.name === chosen));
   if (llm) out.push({ role: "Answers", name: String(llm.name), ready: true, problem: "" });
   else if (of("llm").length) out.push({ role: "Answers", name: "no model installed", ready: false, problem: "" });
   return out;

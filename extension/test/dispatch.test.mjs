@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -11,7 +11,8 @@ const HERE = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { HANDLERS, createDispatcher, fromOwnPage } = await import("../background/dispatch.js");
 
 test("every action the extension's pages send has one named handler", () => {
-  const pages = ["popup.js", "options.js", "sidepanel.js"].map((f) => readFileSync(join(HERE, f), "utf8")).join("\n");
+  const files = ["popup.js", "options.js", "sidepanel.js", ...readdirSync(join(HERE, "panel")).map((f) => `panel/${f}`)];
+  const pages = files.map((f) => readFileSync(join(HERE, f), "utf8")).join("\n");
   const called = new Set([...pages.matchAll(/(?:call|act)\(\s*"([a-z_]+)"/g)].map((m) => m[1]));
   for (const m of pages.matchAll(/call\(\w+ \? "([a-z_]+)" : "([a-z_]+)"\)/g)) called.add(m[1]).add(m[2]);
   assert.ok(called.size >= 15, `found ${called.size} actions`);

@@ -85,6 +85,10 @@ test("models in use from hello rows and stats", () => {
     { role: "Embeddings", name: "all-minilm-l6-v2-int8", ready: true, problem: "" },
     { role: "Answers", name: "smollm2-135m-instruct-q4_1", ready: true, problem: "" },
   ]);
+  // A pulled, larger model answers: the host says which (stats.answer_model).
+  const pulled = [...rows, { name: "qwen2.5-1.5b-instruct-q4_k_m", kind: "llm", installed: true, status: "ok" }];
+  assert.equal(modelsInUse(pulled, { answer_model: "qwen2.5-1.5b-instruct-q4_k_m" })[1].name,
+    "qwen2.5-1.5b-instruct-q4_k_m");
   const broken = modelsInUse(rows.slice(0, 1), { embedding_model: "embeddinggemma-300m", embedder_ready: false, embedder_problem: "files missing" });
   assert.equal(broken[0].ready, false);
   assert.equal(broken[0].problem, "files missing");

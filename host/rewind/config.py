@@ -121,8 +121,9 @@ class Settings:
     llm_batch_threads: int = knob(2, "llama.cpp threads reading the prompt")
     llm_seed: int = knob(0, "sampling seed: the same question on the same sources, same answer")
     llm_repeat_penalty: float = knob(1.15, "a 135M model loops on one sentence without it")
-    answer_max_tokens: int = knob(120, "answer tokens at most (also capped by the model)",
-                                  lo=16, hi=2048, user=True, group="answers")
+    answer_max_tokens: int = knob(
+        120, "answer tokens at most with a 4,096-token context, more with a larger one "
+        "(also capped by the model)", lo=16, hi=2048, user=True, group="answers")
     answer_top_k: int = knob(5, "passages given to the model (seed 001)")
     answer_passages_per_page: int = knob(2, "passages of one page at most (seed 001)")
     answer_pages_per_domain: int = knob(3, "pages of one site at most (seed 001)")
@@ -137,8 +138,14 @@ class Settings:
     # gave 0.75 s and 28 % (docs/benchmarks.md). A larger model answers better from the
     # same sources: raise it with set_settings.
     answer_token_budget: int = knob(
-        300, "source tokens given to the language model (more: better supported, slower)",
-        lo=50, hi=32_768, user=True, group="answers")
+        300, "source tokens given to a language model with a 4,096-token context, more with a "
+        "larger one (more: better supported, slower)", lo=50, hi=32_768, user=True,
+        group="answers")
+    # The two above were measured with the offline 135M model, loaded with 4,096 tokens of
+    # context; a larger model a person pulled is loaded with more (models.json n_ctx) and
+    # gets proportionally more sources and a longer answer (answer_budget/answer_length).
+    answer_scale_ctx: int = knob(
+        4096, "the context answer_token_budget and answer_max_tokens are for (never less)")
     tab_passages: int = knob(2, "best passages of the current tab added as sources")
     context_passages: int = knob(25, "passages build_context considers")
     context_token_budget: int = knob(1000, "build_context / `rewind context` without a budget")
@@ -163,6 +170,14 @@ class Settings:
     facet_max_tokens: int = knob(100, "tokens the model may write for the sub-questions")
     facet_default_importance: float = knob(0.5, "a sub-question the model gave no number for")
     facet_max_chars: int = knob(200, "a longer sub-question is cut (it becomes a query)")
+
+    # --- choosing an answering model (`rewind models recommend`, index/recommend.py) ---
+    recommend_memory_share: float = knob(
+        0.25, "share of the machine's memory an answering model may take (the browser, the "
+        "system and the embedding model need the rest)")
+    recommend_max_wait_s: float = knob(
+        20.0, "a model whose first words would take longer than this (estimated) is not "
+        "recommended")
 
     # --- store ---
     busy_timeout_s: float = knob(10.0, "SQLite waits this long for a lock")
@@ -208,6 +223,19 @@ class Settings:
         """A passage longer than this is refused as hostile; shorter ones are cut to
         max_passage_chars (an extension of another version may cut a little later)."""
         return 8 * self.max_passage_chars
+
+    def answer_budget(self, n_ctx: int | None) -> int:
+        """answer_token_budget for a model loaded with `n_ctx` tokens of context."""
+        return self._for_context(self.answer_token_budget, n_ctx)
+
+    def answer_length(self, n_ctx: int | None) -> int:
+        """answer_max_tokens for a model loaded with `n_ctx` tokens of context."""
+        return self._for_context(self.answer_max_tokens, n_ctx)
+
+    def _for_context(self, n: int, n_ctx: int | None) -> int:
+        if not n_ctx or n_ctx <= self.answer_scale_ctx:
+            return n
+        return n * n_ctx // self.answer_scale_ctx
 
     def capture_limits(self) -> dict[str, int]:
         """The chunking limits the extension uses (sent in hello): one set for both sides."""

@@ -8,6 +8,7 @@ scripted stand-in for the model is used only where a test needs exact model outp
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import time
@@ -19,6 +20,7 @@ from host_process import HostProcess
 from rewind.answers.answer import COULD_NOT_FIND, Answerer
 from rewind.answers.context import TabContext
 from rewind.answers.llm import ScriptedLlm
+from rewind.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = "smollm2-135m-instruct-q4_1"
@@ -58,6 +60,23 @@ def test_a_looping_model_is_stopped_and_said_once(history):
     assert result.supported and result.answer.count("once a week") == 1
     assert "".join(streamed).count("once a week") == 2  # stopped at the first repeat
     assert "Never seen" not in "".join(streamed)
+
+
+def test_budget_and_answer_length_grow_with_the_models_context(history):
+    # A model loaded with a larger context gets proportionally more sources and a longer
+    # answer (Settings.answer_budget/answer_length); the offline default's 4,096 keeps them.
+    history.settings = dataclasses.replace(Settings(), answer_token_budget=60)
+    got = {}
+    try:
+        for n_ctx in (4096, 8192):
+            fake = ScriptedLlm("In the fridge the starter only needs feeding once a week.",
+                               n_ctx=n_ctx)
+            result = Answerer(history, model=fake).ask("How often do I feed my starter?")
+            got[n_ctx] = (fake.calls[0][1], result.context_tokens)  # (max_tokens, sources)
+    finally:
+        history.settings = Settings()
+    assert got[4096][0] == 120 and got[8192][0] == 240
+    assert got[4096][1] <= 60 < got[8192][1] <= 120
 
 
 # ---- without a language model -------------------------------------------------------------

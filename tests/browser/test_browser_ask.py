@@ -16,6 +16,18 @@ import re
 from pathlib import Path
 
 import pytest
+from panel_ui import (
+    ANSWER_TIMEOUT_MS,
+    COULD_NOT_FIND,
+    RESULTS,
+    UI_TIMEOUT_MS,
+    ask,
+    ask_log,
+    check_rendered_as_text,
+    last_turn,
+    search,
+    start_asking,
+)
 from playwright.sync_api import expect
 from site_pages import ARTICLES, HOSTILE_PATH, HOSTILE_TITLE
 
@@ -25,29 +37,10 @@ pytestmark = pytest.mark.browser
 
 LIGHTHOUSE = "articles/lighthouse.html"
 READ = [LIGHTHOUSE, "articles/sourdough.html", "articles/tide-pools.html", HOSTILE_PATH]
-COULD_NOT_FIND = "I couldn't find that in your history."  # rewind.answers.answer.COULD_NOT_FIND
 NEVER_READ = "Who painted the ceiling of the Sistine Chapel?"
-RESULTS = re.compile(r"^\d+ results? in \d+ ms$")
-UI_TIMEOUT_MS = 30_000
-ANSWER_TIMEOUT_MS = 120_000  # the first ask loads the model; two shared cores
 STOP_TIMEOUT_MS = 2_000
 # host.log: one line per finished request (rewind.host), e.g. "type=ask lane=slow 12.3 ms ok"
 ASK_LOGGED = re.compile(r"type=ask lane=\w+ [\d.]+ ms (\w+)")
-
-# Records, at each change of #answer or of the panel's aria-busy, what the answer shows and
-# whether the panel is busy (an answer found in no page can come back within milliseconds).
-WATCH_ANSWER = """() => {
-    const answer = document.getElementById("answer");
-    const ask = document.getElementById("ask");
-    if (!window.__askLog) {
-        const note = () => window.__askLog.push(
-            {busy: ask.getAttribute("aria-busy"), text: answer.textContent});
-        const watch = new MutationObserver(note);
-        watch.observe(answer, {childList: true, subtree: true, characterData: true});
-        watch.observe(ask, {attributes: true, attributeFilter: ["aria-busy"]});
-    }
-    window.__askLog = [];
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -63,67 +56,6 @@ def browser(launch, site, llm_dir: Path) -> RewindBrowser:
     return b
 
 
-def start_asking(panel, question: str) -> None:
-    """Type a question and press Ask, as a person does (the answer then streams in)."""
-    panel.evaluate(WATCH_ANSWER)
-    panel.locator("#question").fill(question)
-    panel.get_by_role("button", name="Ask", exact=True).click()
-
-
-def ask_log(panel) -> list[dict]:
-    """What the panel showed while asking: [{busy, text}] at each change (WATCH_ANSWER)."""
-    return panel.evaluate("() => window.__askLog")
-
-
-def ask(panel, question: str) -> str:
-    """Ask and wait for the whole answer; returns the answer's text as shown."""
-    start_asking(panel, question)
-
-    def finished() -> bool:
-        busy = [e["busy"] for e in ask_log(panel)]
-        return "true" in busy and "false" in busy[busy.index("true") :]
-
-    wait_until(finished, ANSWER_TIMEOUT_MS / 1000, "the answer to finish", interval=0.1)
-    expect(panel.locator("#ask")).to_have_attribute("aria-busy", "false")
-    expect(panel.get_by_role("button", name="Ask", exact=True)).to_be_enabled()
-    expect(panel.get_by_role("button", name="Stop")).to_be_disabled()
-    return panel.locator("#answer").text_content() or ""
-
-
-def page_of(href: str | None) -> str:
-    """The page a link opens (without its #:~:text= fragment)."""
-    assert href, "a link without an href"
-    return href.split("#", 1)[0]
-
-
-def check_rendered_as_text(panel, read_urls: set[str]) -> list[dict]:
-    """The answer is text plus citation badges, each badge a link to a page that was read.
-
-    Returns the badges as {n, page, title}.
-    """
-    answer = panel.locator("#answer")
-    # Nothing but text nodes and badges: no markup came from the model or the pages.
-    assert panel.locator("#answer > :not(.cite)").count() == 0
-    assert answer.locator(".cite *").count() == 0
-    assert "[Source" not in (answer.text_content() or "")  # every citation became a badge
-    # A plain <span class="cite"> cites a source number the reply did not list.
-    assert answer.locator("span.cite").count() == 0
-    badges = []
-    for badge in answer.locator("a.cite").all():
-        text = badge.text_content() or ""
-        assert re.fullmatch(r"\d+", text), f"badge text {text!r}"
-        page = page_of(badge.get_attribute("href"))
-        assert page in read_urls, f"a badge links to {page}, not a page that was read"
-        title = badge.get_attribute("title") or ""
-        assert badge.get_attribute("aria-label") == f"Source {text}: {title}"
-        badges.append({"n": int(text), "page": page, "title": title})
-    # The sources under the answer are the pages read, listed by number.
-    for link in panel.locator("#sources > li a").all():
-        assert page_of(link.get_attribute("href")) in read_urls
-    assert panel.locator("#ask img, #ask script, #ask iframe, #ask b").count() == 0
-    return badges
-
-
 def test_question_about_a_read_page_streams_an_answer_citing_it(browser, panel, site):
     lighthouse = site.url(LIGHTHOUSE)
     read_urls = {site.url(p) for p in READ}
@@ -136,18 +68,21 @@ def test_question_about_a_read_page_streams_an_answer_citing_it(browser, panel, 
     assert streamed, f"no text before the answer finished: {log}"
 
     assert text.strip(), "nothing shown for the question"
-    badges = check_rendered_as_text(panel, read_urls)
-    cites_lighthouse = [b for b in badges if b["page"] == lighthouse]
-    assert cites_lighthouse, f"no badge links to {lighthouse}: {badges}"
-    assert cites_lighthouse[0]["title"] == ARTICLES[LIGHTHOUSE][0]
-    sources = panel.locator("#sources > li")
-    expect(sources.filter(has_text=ARTICLES[LIGHTHOUSE][0])).to_have_count(1)
-    if COULD_NOT_FIND in text:
-        # Not supported by the page (the model's words failed the check): the closest
-        # pages are offered instead, and the page that has the answer is among them.
-        assert text.startswith(COULD_NOT_FIND)
-        assert "The closest pages:" in text
+    turn = last_turn(panel)
+    badges = check_rendered_as_text(turn, read_urls)
+    if text == COULD_NOT_FIND:
+        # Not supported by the page (the model's words failed the check): the one line,
+        # and the closest pages as result cards, the page that has the answer among them.
+        assert not badges
+        card = turn.locator(".closest li.result").filter(has_text=ARTICLES[LIGHTHOUSE][0])
+        expect(card).to_have_count(1)
+        assert card.locator("a.title").get_attribute("href").startswith(lighthouse + "#:~:text=")
     else:
+        cites_lighthouse = [b for b in badges if b["page"] == lighthouse]
+        assert cites_lighthouse, f"no badge links to {lighthouse}: {badges}"
+        assert cites_lighthouse[0]["title"] == ARTICLES[LIGHTHOUSE][0]
+        sources = turn.locator(".sources > li")
+        expect(sources.filter(has_text=ARTICLES[LIGHTHOUSE][0])).to_have_count(1)
         # Supported: the host kept only sentences the cited pages back, so the answer is
         # made of the page's words (its long ones, at least a few of them).
         page_words = set(re.findall(r"[a-z]{5,}", " ".join(ARTICLES[LIGHTHOUSE][1]).lower()))
@@ -158,8 +93,12 @@ def test_question_about_a_read_page_streams_an_answer_citing_it(browser, panel, 
 def test_question_about_something_never_read_is_not_found(browser, panel, site):
     text = ask(panel, NEVER_READ)
 
-    assert text.startswith(COULD_NOT_FIND), f"an answer from pages never read: {text!r}"
-    check_rendered_as_text(panel, {site.url(p) for p in READ})
+    # The one line, never prose listing pages (closest pages, if any, are cards under it:
+    # test_browser_panel.py).
+    assert text == COULD_NOT_FIND, f"an answer from pages never read: {text!r}"
+    turn = last_turn(panel)
+    check_rendered_as_text(turn, {site.url(p) for p in READ})
+    assert turn.locator(".sources").count() == 0
 
 
 def host_asks(browser: RewindBrowser) -> list[str]:
@@ -182,7 +121,8 @@ def test_stop_ends_the_answer_at_once_and_the_host_keeps_working(browser, panel,
     expect(panel.locator("#ask-status")).to_have_text("Stopped.")
     expect(stop).to_be_disabled()
     expect(panel.get_by_role("button", name="Ask", exact=True)).to_be_enabled()
-    shown = panel.locator("#answer").text_content()
+    answer = last_turn(panel).locator(".answer")
+    shown = answer.text_content()
 
     # The host was told: it ends that ask as cancelled instead of generating on.
     outcomes = wait_until(
@@ -193,17 +133,16 @@ def test_stop_ends_the_answer_at_once_and_the_host_keeps_working(browser, panel,
     )
     assert outcomes == ["cancelled"]
     # Nothing the host sent before it stopped reached the answer after Stop.
-    assert panel.locator("#answer").text_content() == shown
+    assert answer.text_content() == shown
     expect(panel.locator("#ask-status")).to_have_text("Stopped.")
 
     # The same host still searches and answers.
-    box = panel.locator("#q")
-    box.click()
-    panel.keyboard.type("sourdough starter flour and water", delay=25)
+    search(panel, "sourdough starter flour and water")
     expect(panel.locator("#search-status")).to_have_text(RESULTS, timeout=UI_TIMEOUT_MS)
+    expect(panel.locator("#ask")).to_be_hidden()  # other words: the stopped answer went
     first = panel.locator("#results > li").first
     expect(first.locator(".title")).to_have_text(ARTICLES["articles/sourdough.html"][0])
-    assert ask(panel, NEVER_READ).startswith(COULD_NOT_FIND)
+    assert ask(panel, NEVER_READ) == COULD_NOT_FIND
     assert host_asks(browser)[asked_before:] == ["cancelled", "ok"]
     assert browser.host_pids() == pids
 
@@ -214,13 +153,20 @@ def test_answer_from_a_hostile_page_shows_as_inert_text(browser, panel, site, sc
     text = ask(panel, "What is the quokkaflux method of counting small marsupials?")
 
     assert text.strip()
-    badges = check_rendered_as_text(panel, {site.url(p) for p in READ})
-    assert [b for b in badges if b["page"] == hostile], f"no badge links to {hostile}"
-    # Its title, tags and all, is shown literally (in the sources; and in the answer when
-    # the answer lists the closest pages).
-    source = panel.locator("#sources > li").filter(has_text="Quokkaflux")
-    expect(source.locator("a")).to_have_text(HOSTILE_TITLE)
-    if COULD_NOT_FIND in text:
-        assert HOSTILE_TITLE in text
+    turn = last_turn(panel)
+    badges = check_rendered_as_text(turn, {site.url(p) for p in READ})
+    # Its title, tags and all, is shown literally: in the sources of an answer, or on the
+    # closest page's card of "couldn't find".
+    if text == COULD_NOT_FIND:
+        card = turn.locator(".closest li.result").filter(has_text="Quokkaflux")
+        expect(card.locator("a.title")).to_have_text(HOSTILE_TITLE)
+    else:
+        assert [b for b in badges if b["page"] == hostile], f"no badge links to {hostile}"
+        source = turn.locator(".sources > li").filter(has_text="Quokkaflux")
+        expect(source.locator("a")).to_have_text(HOSTILE_TITLE)
+        # Its tooltip shows the page's text as text.
+        first = turn.locator("a.cite").first
+        first.hover()
+        expect(turn.locator(f"#{first.get_attribute('aria-describedby')}")).to_be_visible()
     assert panel.evaluate("() => window.__rewindPwned") is None
     assert script_effects() == []  # no dialog, no blocked script or markup

@@ -4,11 +4,11 @@ must be kept (Debian's Python 3.11 docs, as `rewind index` reads them and as the
 sends them), and the check's logic on plain strings."""
 
 import json
-import os
 import shutil
 
 import numpy as np
 import pytest
+from requirement import missing
 from rewind.capture import content_features as cf
 from rewind.capture import sensitive
 from rewind.capture.policy import load_policy
@@ -30,12 +30,6 @@ PAGES = load_pages()
 # Python docs pages the shipped model may refuse: the bound is the count measured by
 # bench/sensitive.py (docs/benchmarks.md, `bench:sensitive`), which names each page.
 MAX_REFUSED_PYTHON_DOCS = {"file": 0, "browser": 0}
-
-
-def _missing(what: str) -> None:
-    if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
-        pytest.fail(f"{what} (REWIND_REQUIRE_MODELS=1)")
-    pytest.skip(what)
 
 
 def test_labelled_set_is_large_and_balanced():
@@ -66,7 +60,7 @@ def test_check_meets_targets_cross_validated():
     try:
         wiki = real_pages.load("wiki-fit", "browser")
     except EvalDataError as exc:
-        _missing(f"Wikipedia paragraphs unavailable: {exc}")
+        missing(f"Wikipedia paragraphs unavailable: {exc}")
     x = page_matrix([p.redacted() for p in PAGES])
     real = real_matrix(wiki)
     y = [p.sensitive for p in PAGES]
@@ -79,8 +73,9 @@ def test_check_meets_targets_cross_validated():
 @pytest.mark.slow
 def test_check_with_the_real_model(embedder):
     check = sensitive.ContentCheck(embedder.embed_documents)
-    verdicts = {p.id: check.check(r.title, r.passages, r.url)
-                for p, r in ((p, p.redacted()) for p in PAGES)}
+    verdicts = {
+        p.id: check.check(r.title, r.passages, r.url) for p, r in ((p, p.redacted()) for p in PAGES)
+    }
     articles = [p for p in PAGES if not p.sensitive]
     accounts = [p for p in PAGES if p.sensitive]
     refused_articles = [p.id for p in articles if verdicts[p.id]]
@@ -100,11 +95,18 @@ def test_check_with_the_real_model(embedder):
 @pytest.mark.parametrize("form", ["file", "browser"])
 def test_real_documentation_is_kept(form, python_docs, embedder):
     """Held-out real pages (never fitted on): the Python 3.11 docs, all 530 HTML files."""
-    if form == "browser" and (shutil.which("node") is None or not (
-            real_pages.ROOT / "extension" / "node_modules" / "linkedom").is_dir()):
-        _missing("node and the extension's npm packages are needed: python3 build.py install")
-    pages = real_pages.load("python-docs", form, count_tokens=embedder.count_tokens,
-                            max_tokens=embedder.max_tokens, tokenizer="all-minilm-l6-v2-int8")
+    if form == "browser" and (
+        shutil.which("node") is None
+        or not (real_pages.ROOT / "extension" / "node_modules" / "linkedom").is_dir()
+    ):
+        missing("node and the extension's npm packages are needed: python3 build.py install")
+    pages = real_pages.load(
+        "python-docs",
+        form,
+        count_tokens=embedder.count_tokens,
+        max_tokens=embedder.max_tokens,
+        tokenizer="all-minilm-l6-v2-int8",
+    )
     assert len(pages) >= 500
     check = sensitive.ContentCheck(None)
     refused = {p.id: v.rule for p in pages if (v := check.check(p.title, p.passages))}
@@ -113,19 +115,29 @@ def test_real_documentation_is_kept(form, python_docs, embedder):
 
 # ---- the check's logic on plain strings (the shipped model, no embedder)
 
-INBOX = ("Inbox (1,284)", [
-    "Compose\nInbox 1,284\nStarred\nSent\nDrafts 3",
-    "Delfina Ruiz — Re: Saturday — bring the tent 9:41 AM\nKestrel Bank Alerts — payment from "
-    "account ending in 4471 8:02 AM\nTomás — lease renewal Yesterday\nMom — photos 7:15 AM",
-    "Reply · Forward"])
-ARTICLE = ("Email - Encyclopedia", [
-    "Email is a method of transmitting and receiving messages using electronic devices. It was "
-    "conceived in the late 20th century as the digital version of mail.",
-    "An email address consists of a local part and a domain, for example [email]. "
-    "Servers accept, forward, deliver and store messages for their users."])
-PROSE = ("The email package in Python {} uses its own policy objects: a policy controls how "
-         "headers are parsed, folded and generated, and which defects are raised. Timestamps "
-         "in the examples, like 09:30 or 17:45, are only there to show the date format.")
+INBOX = (
+    "Inbox (1,284)",
+    [
+        "Compose\nInbox 1,284\nStarred\nSent\nDrafts 3",
+        "Delfina Ruiz — Re: Saturday — bring the tent 9:41 AM\nKestrel Bank Alerts — payment from "
+        "account ending in 4471 8:02 AM\nTomás — lease renewal Yesterday\nMom — photos 7:15 AM",
+        "Reply · Forward",
+    ],
+)
+ARTICLE = (
+    "Email - Encyclopedia",
+    [
+        "Email is a method of transmitting and receiving messages using electronic devices. It was "
+        "conceived in the late 20th century as the digital version of mail.",
+        "An email address consists of a local part and a domain, for example [email]. "
+        "Servers accept, forward, deliver and store messages for their users.",
+    ],
+)
+PROSE = (
+    "The email package in Python {} uses its own policy objects: a policy controls how "
+    "headers are parsed, folded and generated, and which defects are raised. Timestamps "
+    "in the examples, like 09:30 or 17:45, are only there to show the date format."
+)
 
 
 def test_check_without_an_embedder_names_the_category_by_text():
@@ -146,8 +158,9 @@ def test_a_long_page_does_not_pile_up_evidence():
 def test_a_long_file_with_one_account_window_is_refused_by_that_window():
     check = sensitive.ContentCheck(None)
     statement = INBOX[1] * 10  # 30 passages of inbox in the middle of 200 of prose
-    passages = [PROSE.format(i) for i in range(100)] + statement + [PROSE.format(i)
-                                                                    for i in range(100)]
+    passages = (
+        [PROSE.format(i) for i in range(100)] + statement + [PROSE.format(i) for i in range(100)]
+    )
     p, _values, start = check.probability("Notes", passages)
     assert p >= check.model.threshold
     assert 100 - cf.WINDOW < start <= 100 + len(statement)  # a window over the inbox part
@@ -180,6 +193,5 @@ def test_fit_separates_a_toy_set_and_honours_weights():
     assert list(probs) == sorted(probs) and probs[0] < 0.5 < probs[-1]
     again = sensitive.Model.from_dict(json.loads(json.dumps(model.to_dict())))
     assert again.probability({"a": 1.0, "b": 0.0}) == pytest.approx(probs[3], abs=1e-5)
-    heavy = sensitive.fit(x, [0, 0, 0, 1, 1, 1], ["a", "b"],
-                          sample_weight=[10, 10, 10, 1, 1, 1])
+    heavy = sensitive.fit(x, [0, 0, 0, 1, 1, 1], ["a", "b"], sample_weight=[10, 10, 10, 1, 1, 1])
     assert heavy.probabilities(x[3:4])[0] < probs[3]  # negatives weigh more: lower scores

@@ -9,6 +9,7 @@ the file's bytes are all that tells a right download from a wrong one.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -127,8 +128,9 @@ def handler_for(mirror: Mirror) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(body)))  # the whole, even if cut off
             self.send_header("Connection", "close")
             self.end_headers()
-            self.wfile.write(body[:stop])
-            self.wfile.flush()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # client hung up
+                self.wfile.write(body[:stop])
+                self.wfile.flush()
 
     return Handler
 
@@ -321,6 +323,64 @@ def test_known_sha256_verifies_and_replaces_a_damaged_file(mirror: Mirror, tmp_p
     assert mirror.ranges == [None]
 
 
+def test_without_a_published_sha256_the_first_download_is_trusted_then_held_to(
+    mirror: Mirror, tmp_path: Path
+):
+    first = pull(mirror, tmp_path)[0]  # spec(): no sha256 in the catalog
+    assert not first.verified and first.against == ""
+    folder = tmp_path / "tiny"
+    recorded = json.loads((folder / models.MARKER).read_text())["weights.bin"]["sha256"]
+    assert recorded == first.sha256 == hashlib.sha256(CONTENT).hexdigest()
+    # Damage the file: a later check compares with the sha256 recorded at first use.
+    (folder / "weights.bin").write_bytes(CONTENT[:-1] + b"\0")
+    assert models.status(spec(), tmp_path, verify=True).mismatched == ["weights.bin"]
+    # Pulling again fetches it anew and holds the download to that first sha256.
+    again = pull(mirror, tmp_path)[0]
+    assert again.verified and again.against == "first download"
+    assert (folder / "weights.bin").read_bytes() == CONTENT
+    # A mirror that now serves another file is refused, and nothing is replaced.
+    (folder / "weights.bin").write_bytes(CONTENT[:-1] + b"\0")
+    mirror.files["/org/tiny/resolve/main/weights.bin"] = CONTENT[::-1]
+    with pytest.raises(RewindError) as err:
+        pull(mirror, tmp_path)
+    assert err.value.code is Code.MODEL_INVALID
+    assert "first downloaded had " + recorded in err.value.message
+    assert f"delete {folder}" in err.value.hint
+    assert (folder / "weights.bin").read_bytes() == CONTENT[:-1] + b"\0"
+    assert not (folder / ".weights.bin.part").exists()
+
+
+def test_a_size_the_catalog_knows_is_checked_before_downloading(mirror: Mirror, tmp_path: Path):
+    sized = LlmSpec("tiny", "", 512, 0.2, 16, (FileSpec(
+        "weights.bin", None, download="org/tiny weights.bin", bytes=len(CONTENT) + 1),))
+    seen: list[int] = []
+    with pytest.raises(RewindError) as err:
+        pull(mirror, tmp_path, sized, progress=lambda n, done, total: seen.append(done))
+    assert err.value.code is Code.MODEL_INVALID
+    assert f"{len(CONTENT):,} bytes; models.json expects {len(CONTENT) + 1:,}" in (
+        err.value.message)
+    assert seen == [] and len(mirror.log) == 1  # refused on the announced size, not read
+    assert names(tmp_path / "tiny") == set()
+
+
+def test_a_catalog_model_from_a_mirror_serving_another_file_is_refused(
+    mirror: Mirror, tmp_path: Path
+):
+    # The real ladder spec: the URL comes from its download entry; the stand-in bytes are
+    # not the published file, so the size check refuses them before any is kept.
+    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
+    (f,) = qwen.files
+    repo, _, path = (f.download or "").partition(" ")
+    mirror.files = {f"/{repo}/resolve/main/{path}": SMALL}
+    with pytest.raises(RewindError) as err:
+        download.pull(qwen, tmp_path, template(mirror), timeout=5, retries=0)
+    assert err.value.code is Code.MODEL_INVALID and "1,117,320,736" in err.value.message
+    assert [r.path for r in mirror.log] == [
+        "/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf"]
+    assert names(tmp_path / qwen.name) == set()
+    assert not models.status(qwen, tmp_path).installed
+
+
 def test_installed_verified_files_are_skipped_without_contacting_the_server(
     mirror: Mirror, tmp_path: Path
 ):
@@ -407,17 +467,29 @@ def test_file_urls_from_a_template_or_a_base_url():
 
 
 GEMMA = "embeddinggemma-300m"
+# The command with a catalog of its own: every model in models.json has a published
+# sha256, so stand-in bytes could never be installed under a real model's name.
+WITH_CATALOG = (
+    "import sys; from pathlib import Path; from rewind.index import models; "
+    "real = models.load_specs; "
+    "models.load_specs = lambda source=None: real(source or Path(sys.argv[1])); "
+    "from rewind.cli import main; sys.exit(main(sys.argv[2:]))"
+)
 
 
-def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None):
+def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None,
+               catalog: Path | None = None):
     env = {k: v for k, v in os.environ.items() if k not in PROXY_VARS}
     env.pop(download.MIRROR_ENV, None)
     if mirror_env:
         env[download.MIRROR_ENV] = mirror_env
     env["REWIND_MODEL_DIR"] = str(model_dir)
     env["REWIND_DATA_DIR"] = str(model_dir.parent / "data")
+    cmd = [sys.executable, "-m", "rewind"]  # .venv/bin/python when run as documented
+    if catalog:
+        cmd = [sys.executable, "-c", WITH_CATALOG, str(catalog)]
     return subprocess.run(
-        [sys.executable, "-m", "rewind", *args],  # .venv/bin/python when run as documented
+        [*cmd, *args],
         capture_output=True,
         text=True,
         env=env,
@@ -426,41 +498,59 @@ def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None):
     )
 
 
-def test_cli_pulls_embeddinggemma_from_a_mirror(mirror: Mirror, tmp_path: Path):
-    # The real spec from models.json, served by the local mirror with stand-in bytes:
-    # models.json has no sha256 for these files (a pinned one would refuse the stand-ins).
-    gemma = models.embedding_spec(GEMMA)
-    assert all(f.sha256 is None for f in gemma.files), "pin test files to the real checksums"
-    served: dict[str, bytes] = {}
-    for i, f in enumerate(gemma.files):
-        repo, _, path = (f.download or "").partition(" ")
-        served[f"/{repo}/resolve/main/{path}"] = CONTENT if i == 1 else SMALL + bytes([i])
-    mirror.files = served
+def test_cli_pulls_a_model_from_a_mirror(mirror: Mirror, tmp_path: Path):
+    # A catalog with one pinned file and one without a published sha256.
+    catalog = tmp_path / "models.json"
+    catalog.write_text(json.dumps({"embedding": {}, "llm": {"tiny": {
+        "description": "a test model", "n_ctx": 512, "temperature": 0.2,
+        "max_answer_tokens": 16, "files": {
+            "model.gguf": {"sha256": hashlib.sha256(CONTENT).hexdigest(),
+                           "bytes": len(CONTENT), "download": "org/tiny weights.bin"},
+            "small.json": {"sha256": None, "download": "org/tiny conf/small.json"}}}}}))
     model_dir = tmp_path / "models"
-
-    proc = run_rewind(["models", "pull", GEMMA, "--mirror", template(mirror)], model_dir)
+    proc = run_rewind(["models", "pull", "tiny", "--mirror", template(mirror)], model_dir,
+                      catalog=catalog)
     assert proc.returncode == 0, proc.stderr
-    folder = model_dir / GEMMA
-    for f, body in zip(gemma.files, served.values(), strict=True):
-        assert (folder / f.name).read_bytes() == body
-        assert f"installed  {folder / f.name}" in proc.stdout
-    assert "sha256" in proc.stdout and "recorded" in proc.stdout  # none to check against
-    assert sorted(r.path for r in mirror.log) == sorted(served)
+    folder = model_dir / "tiny"
+    assert (folder / "model.gguf").read_bytes() == CONTENT
+    assert (folder / "small.json").read_bytes() == SMALL
+    assert f"installed  {folder / 'model.gguf'}" in proc.stdout
+    small_sha = hashlib.sha256(SMALL).hexdigest()
+    assert f"sha256 {small_sha} recorded: models.json has none" in proc.stdout
     # progress on stderr, a line per 10% (not a terminal), and a full bar at the end
-    bars = [line for line in proc.stderr.splitlines() if line.startswith("model.onnx_data [")]
-    assert len(bars) >= 3 and bars[-1].startswith("model.onnx_data [" + "#" * 30 + "]")
-    assert f"model.onnx [{'#' * 30}]" in proc.stderr
+    bars = [line for line in proc.stderr.splitlines() if line.startswith("model.gguf [")]
+    assert len(bars) >= 3 and bars[-1].startswith("model.gguf [" + "#" * 30 + "]")
+    assert f"small.json [{'#' * 30}]" in proc.stderr
 
-    listed = run_rewind(["models", "--json"], model_dir)
-    row = next(r for r in json.loads(listed.stdout) if r["name"] == GEMMA)
-    assert row["installed"] and row["status"] == "installed"
+    listed = run_rewind(["models", "--json"], model_dir, catalog=catalog)
+    (row,) = json.loads(listed.stdout)
+    assert row["installed"] and not row["sha256_published"]
+    assert row["status"].startswith("installed (no published sha256: checked against the one "
+                                    "recorded when it was first downloaded")
+    human = run_rewind(["models"], model_dir, catalog=catalog).stdout
+    assert "no published sha256: the first download is trusted" in human
 
     mirror.log.clear()  # again: everything is kept, and the mirror is not asked anything
-    again = run_rewind(["models", "pull", GEMMA, "--json"], model_dir, mirror_env=template(mirror))
+    again = run_rewind(["models", "pull", "tiny", "--json"], model_dir,
+                       mirror_env=template(mirror), catalog=catalog)
     assert again.returncode == 0, again.stderr
     rows = json.loads(again.stdout)["files"]
-    assert [r["already_installed"] for r in rows] == [True] * len(gemma.files)
+    assert [r["already_installed"] for r in rows] == [True, True]
     assert mirror.log == []
+
+
+def test_cli_refuses_stand_in_bytes_for_the_real_embeddinggemma(mirror: Mirror, tmp_path: Path):
+    gemma = models.embedding_spec(GEMMA)
+    assert all(f.sha256 and f.bytes for f in gemma.files)  # published, pinned
+    mirror.files = {}
+    for f in gemma.files:
+        repo, _, path = (f.download or "").partition(" ")
+        mirror.files[f"/{repo}/resolve/main/{path}"] = SMALL
+    proc = run_rewind(["models", "pull", GEMMA, "--mirror", template(mirror)],
+                      tmp_path / "models")
+    assert proc.returncode == 1 and "models.json expects 479,932" in proc.stderr
+    assert "Nothing was installed" in proc.stderr
+    assert not any((tmp_path / "models" / GEMMA).glob("model*"))
 
 
 def test_cli_without_a_mirror_says_how_to_set_one(tmp_path: Path):

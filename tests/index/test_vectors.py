@@ -112,6 +112,19 @@ def test_incremental_refresh_equals_full_load(tmp_path):
     assert [h.passage_id for h in index.search(q, 7)] == exact_top(store, q, 7)[0]
 
 
+def test_a_refresh_that_only_forgets_a_page(tmp_path):
+    """A change that leaves no vectors (a page forgotten) is caught up, not a crash."""
+    rng = np.random.default_rng(3)
+    store = Store(tmp_path / "r.db")
+    ids = [add(store, f"https://x/{i}", unit(rng, 3))[0] for i in range(30)]
+    index = VectorIndex("m@64", DIM, tmp_path / "vec")
+    index.refresh(store)
+    store.delete_pages(ids[:1])
+    index.refresh(store)
+    q = unit(rng, 1)[0]
+    assert [h.passage_id for h in index.search(q, 7)] == exact_top(store, q, 7)[0]
+
+
 def test_deleted_and_replaced_passages_never_come_back(tmp_path):
     rng = np.random.default_rng(5)
     store = Store(tmp_path / "r.db")

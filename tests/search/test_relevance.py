@@ -58,3 +58,9 @@ def test_logistic_fit_separates_a_clear_signal():
     again = logistic.Logistic.from_dict(json.loads(json.dumps(m.to_dict())))
     assert again.probability({"a": 12.0, "b": 1.0}) == pytest.approx(
         m.probability({"a": 12.0, "b": 1.0}), abs=1e-5)
+
+
+def test_a_weak_similarity_alone_is_never_relevant(history):
+    """A word no page has: whatever the meaning's nearest page, it is folded."""
+    res = history.search(SearchQuery("beaverplunk", limit=10)).results
+    assert res and not any(r.relevant for r in res)

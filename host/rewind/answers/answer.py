@@ -236,7 +236,7 @@ class Answerer:
             t_retrieved = time.perf_counter()
             notice = _join(found.notice, notice)
             qvec = found.query_vector
-            room = budget or s.answer_token_budget
+            room = budget or s.answer_budget(model.n_ctx if model is not None else None)
             if model is not None:
                 max_new = self._max_new(model)
                 fixed = model.tokenizer.count(SYSTEM_PROMPT) + model.tokenizer.count(
@@ -326,7 +326,8 @@ class Answerer:
     # ---- helpers ------------------------------------------------------------------------
 
     def _max_new(self, model: Llm) -> int:
-        return max(16, min(self.settings.answer_max_tokens, model.spec.max_answer_tokens))
+        length = self.settings.answer_length(model.n_ctx)  # longer with a larger context
+        return max(16, min(length, model.spec.max_answer_tokens))
 
     def _generate(self, model: Llm, messages: list[dict[str, str]],
                   on_chunk: Callable[[str], None] | None, cancel: threading.Event | None

@@ -72,6 +72,8 @@ class Source:
             "visit_count": self.visit_count,
             "dwell_s": self.dwell_s,
             "passage": self.texts[0] if self.texts else "",
+            "passages": [{"text": t, "position": p.position}
+                         for t, p in zip(self.texts, self.passages, strict=True)],
         }
 
 

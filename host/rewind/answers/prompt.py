@@ -45,7 +45,10 @@ FACETS_EXAMPLE_ANSWER = (
     "3. How much battery life do travel laptops have? (importance 0.5)"
 )
 
-_SPECIAL = re.compile(r"<\|[^|<>\n]{0,40}\|>|</?s>|\[/?INST\]", re.IGNORECASE)
+# ChatML and Llama 3 (<|...|>), Llama 2 and Mistral (</s>, [INST]), Gemma (<start_of_turn>,
+# <bos>: the catalog's Gemma 3 models).
+_SPECIAL = re.compile(r"<\|[^|<>\n]{0,40}\|>|</?s>|\[/?INST\]|<(?:start|end)_of_(?:turn|image)>"
+                      r"|</?(?:bos|eos|pad)>", re.IGNORECASE)
 _FORGED_LABEL = re.compile(r"\[(\s*sources?\s*\d)", re.IGNORECASE)
 
 Messages = list[dict[str, str]]

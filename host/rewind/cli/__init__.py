@@ -13,9 +13,14 @@ import argparse
 import os
 import sys
 
-from .. import __version__
-from ..errors import RewindError
-from . import data, host, library, models, query
+# The program (CLI and host) scans vectors with one BLAS thread: the products are small and
+# run beside ONNX and llama.cpp on 2 cores; two spinning BLAS threads made one 10k-row
+# product 20 ms under load where one took 0.6 ms (docs/benchmarks.md). Before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from .. import __version__  # noqa: E402
+from ..errors import RewindError  # noqa: E402
+from . import data, host, library, models, query  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:

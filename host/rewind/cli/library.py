@@ -82,13 +82,16 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    from ..native.handlers import profile_stats
+
     with open_engine(args, writer=False) as eng:
-        stats = eng.stats()
+        stats = profile_stats(eng)
     last = stats["last_indexed"]
     human = (f"{stats['pages']} pages, {stats['passages']} passages, "
              f"{stats['storage_bytes'] / 1e6:.1f} MB in {stats['data_dir']}\n"
              f"embedding model: {stats['embedding_model']}"
              + ("" if stats["embedder_ready"] else f" (unavailable: {stats['embedder_problem']})")
+             + f"\nanswering model: {stats['answer_model'] or 'none: answers are extracts'}"
              + (f"\nlast indexed: {last['title'] or last['url']} ({ago(last['at'])})"
                 if last else "") + "\n" + _storage_lines(stats))
     emit(args, stats, human)

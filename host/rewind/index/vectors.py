@@ -177,7 +177,7 @@ class VectorIndex:
         self._n_dead = int(self._dead.sum())
         keep = ~np.isin(self._extra_pages, touched)
         pids, pages, mat = store.vectors_of(changed, self.model_id)
-        self._check(mat)
+        mat = self._check(mat)  # a change that left no vectors (a forgotten page) is (0, dim)
         self._extra_pids = np.concatenate([self._extra_pids[keep], pids])
         self._extra_pages = np.concatenate([self._extra_pages[keep], pages])
         self._extra_codes = np.concatenate(
@@ -203,9 +203,13 @@ class VectorIndex:
             np.concatenate([np.asarray(snap.int8)[alive], self._extra_int8]))
         self._set_base(self._save(new))
 
-    def _check(self, mat: np.ndarray) -> None:
-        if len(mat) and mat.shape[1] != self.dim:
+    def _check(self, mat: np.ndarray) -> np.ndarray:
+        """`mat` as rows of this model's dimension (no rows: shape (0, dim))."""
+        if not len(mat):
+            return np.empty((0, self.dim), np.float32)
+        if mat.shape[1] != self.dim:
             raise ValueError(f"stored vectors have {mat.shape[1]} dims, model has {self.dim}")
+        return mat
 
     # ---- searching ------------------------------------------------------------------------
 

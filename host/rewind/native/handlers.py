@@ -140,7 +140,7 @@ def hello(ctx: Ctx) -> Reply:
         "host_version": __version__,
         "profile": s.profile,
         "models": model_rows,
-        "stats": s.engine.stats(),
+        "stats": profile_stats(s.engine),
         "limits": {
             "max_request_bytes": s.settings.max_request_bytes,
             "max_reply_frame_bytes": s.settings.max_reply_frame_bytes,
@@ -275,8 +275,20 @@ def build_context(ctx: Ctx) -> Reply:
     return built.to_dict()
 
 
+def profile_stats(engine: Rewind) -> dict[str, Any]:
+    """The profile's stats, with the language model an answer would use (the largest one
+    installed, or the one a setting names; None: answers are extracts of the pages)."""
+    from ..answers import llm
+
+    try:
+        spec = llm.choose_spec(engine.settings, engine.model_dir)
+    except RewindError:
+        spec = None
+    return {**engine.stats(), "answer_model": spec.name if spec else None}
+
+
 def stats(ctx: Ctx) -> Reply:
-    return {"stats": ctx.engine.stats()}
+    return {"stats": profile_stats(ctx.engine)}
 
 
 def page_info(ctx: Ctx) -> Reply:

@@ -126,8 +126,17 @@ def _pages(searcher: Searcher, text: str, found: Retrieved, limit: int) -> list[
             similarity=None if h.similarity is None else round(h.similarity, 6),
             keyword_score=None if h.keyword is None else round(h.keyword, 6),
             relevance=None if p is None else round(p, 4),
-            relevant=p is None or p >= gauge.fold))
+            relevant=p is None or (p >= gauge.fold and _linked(searcher, h))))
     return hits
+
+
+def _linked(searcher: Searcher, h: PassageHit) -> bool:
+    """A result is about the query only if a content word of it matched (BM25 leaves stop
+    words out) or its meaning is at least the model's "medium" match: a weak similarity
+    alone never earns a place among the relevant results."""
+    t = searcher.confidence
+    return bool(h.keyword) or (t is not None and h.similarity is not None
+                               and h.similarity >= t.medium)
 
 
 def _recency(searcher: Searcher, pool: list[Ranked], pages: dict[int, PageRecord],

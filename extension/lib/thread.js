@@ -1,0 +1,138 @@
+/**
+ * A conversation with the history: the questions asked in one thread and their answers.
+ *
+ * Job: the state of a thread as plain data — each turn's question, streamed then checked
+ * answer, sources, citations, state and status line — updated from the ask port's
+ * messages (background/ports.js: context, chunk, frame, done, error), and the request a
+ * new question sends: a follow-up carries the `thread_id` of the previous answer's final
+ * frame, so the host reuses the thread's sources. A host that sends no `thread_id` gets
+ * follow-ups as new questions (still shown in the thread).
+ * Never: touch the DOM or `chrome.*` (node tests import this); keep state outside the
+ * thread object it is given.
+ */
+
+import { COULD_NOT_FIND, isCouldNotFind } from "./answer.js";
+
+/**
+ * @typedef {"asking"|"answering"|"done"|"stopped"|"failed"} TurnState
+ * @typedef {{
+ *   question: string,
+ *   answer: string,
+ *   state: TurnState,
+ *   status: string,
+ *   sources: any[],
+ *   citations: any[],
+ *   notFound: boolean,
+ *   errorCode: string,
+ *   threadId: string|null,
+ * }} Turn
+ * @typedef {{id: string|null, turns: Turn[]}} Thread
+ */
+
+/** @returns {Thread} */
+export function newThread() {
+  return { id: null, turns: [] };
+}
+
+/** @param {Thread} thread @returns {Turn|null} */
+export function lastTurn(thread) {
+  return thread.turns[thread.turns.length - 1] ?? null;
+}
+
+/** Is an answer under way? @param {Thread} thread */
+export function isRunning(thread) {
+  const t = lastTurn(thread);
+  return Boolean(t && (t.state === "asking" || t.state === "answering"));
+}
+
+/**
+ * Add a question to the thread; returns the message for the ask port.
+ * @param {Thread} thread @param {string} question @param {{includeTab?: boolean}} [opts]
+ * @returns {{type: "ask", question: string, include_tab: boolean, thread_id?: string}}
+ */
+export function ask(thread, question, opts = {}) {
+  const asked = question.trim();
+  if (!asked) throw new Error("empty question");
+  /** @type {{type: "ask", question: string, include_tab: boolean, thread_id?: string}} */
+  const msg = { type: "ask", question: asked, include_tab: Boolean(opts.includeTab) };
+  if (thread.id !== null && thread.turns.length) msg.thread_id = thread.id;
+  thread.turns.push({
+    question: asked,
+    answer: "",
+    state: "asking",
+    status: "Thinking…",
+    sources: [],
+    citations: [],
+    notFound: false,
+    errorCode: "",
+    threadId: null,
+  });
+  return msg;
+}
+
+/** @param {unknown} id @returns {string|null} */
+function threadId(id) {
+  if (typeof id === "string" && id) return id;
+  if (typeof id === "number" && Number.isFinite(id)) return String(id);
+  return null;
+}
+
+/**
+ * Apply one message of the ask port to the thread's last turn. Returns false when the
+ * message changed nothing (no turn running).
+ * @param {Thread} thread @param {any} m
+ */
+export function apply(thread, m) {
+  const t = lastTurn(thread);
+  if (!t || !isRunning(thread) || !m || typeof m !== "object") return false;
+  if (m.type === "context") {
+    t.status = m.used_tab
+      ? `Using the current tab (“${m.title || "untitled"}”) and your history…`
+      : "The current tab can't be used (Rewind doesn't record it); using your history…";
+  } else if (m.type === "chunk") {
+    if (typeof m.text !== "string") return false;
+    t.answer += m.text;
+    t.state = "answering";
+    t.status = "";
+  } else if (m.type === "frame") {
+    if (!Array.isArray(m.frame?.sources)) return false;
+    t.sources = m.frame.sources;
+  } else if (m.type === "done") {
+    const r = m.reply && typeof m.reply === "object" ? m.reply : {};
+    if (Array.isArray(r.sources)) t.sources = r.sources;
+    t.citations = Array.isArray(r.citations) ? r.citations : [];
+    t.notFound = isCouldNotFind(r);
+    // The checked answer replaces what streamed; "couldn't find" is its one line only
+    // (the closest pages are shown as pages, not as the prose an older host appends).
+    if (t.notFound) t.answer = COULD_NOT_FIND;
+    else if (typeof r.answer === "string" && r.answer) t.answer = r.answer;
+    t.state = "done";
+    t.status = typeof r.notice === "string" ? r.notice : "";
+    thread.id = threadId(r.thread_id);
+    t.threadId = thread.id;
+  } else if (m.type === "error") {
+    const e = m.error ?? {};
+    t.errorCode = String(e.code ?? "");
+    t.state = e.code === "cancelled" ? "stopped" : "failed";
+    t.status =
+      e.code === "cancelled"
+        ? "Stopped."
+        : `${e.message ?? "The answer failed."}${e.hint ? ` ${e.hint}` : ""}`;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The running turn stops here (the person pressed Stop, or the port closed): what
+ * streamed stays, marked as stopped.
+ * @param {Thread} thread @param {string} [status]
+ */
+export function stop(thread, status = "Stopped.") {
+  const t = lastTurn(thread);
+  if (!t || !isRunning(thread)) return false;
+  t.state = "stopped";
+  t.status = status;
+  return true;
+}

@@ -1,0 +1,208 @@
+/**
+ * The side panel's search: the box, its mode and filters, and the results under it.
+ *
+ * Job: a debounced search as the person types (or at once for `searchFor`, when a
+ * question is asked), results as cards they can move through with the arrow keys and
+ * open at the passage with Enter; the results the host marks not relevant folded under
+ * a closed "Less relevant (N)" section (lib/results.js), opened with the keyboard like
+ * any <details>; "Forget" on a result (lib/forget.js) takes it off the list at once.
+ * Never: render page text as HTML (panel/cards.js), or talk to the host except through
+ * the worker (lib/client.js).
+ */
+
+import { call } from "../lib/client.js";
+import { displayUrl, domainFilter, sinceFor } from "../lib/format.js";
+import { foldResults, foldedLabel, searchSummary } from "../lib/results.js";
+import { hitUrl, openUrl, resultCard } from "./cards.js";
+
+const DEBOUNCE_MS = 300;
+export const HINT = "Type words you remember from a page, or ask a question and press Ask.";
+
+/**
+ * @typedef {{
+ *   q: HTMLInputElement, status: HTMLElement,
+ *   results: HTMLElement, less: HTMLDetailsElement, lessLabel: HTMLElement,
+ *   folded: HTMLElement, range: HTMLSelectElement, domain: HTMLInputElement,
+ * }} SearchElements
+ * @typedef {{
+ *   settings: () => {resultCount: number, showScores: boolean},
+ *   mode: () => string,
+ *   onQuery: (query: string) => void,
+ *   onSearched: (query: string, found: number) => void,
+ *   onNotice: (notice: string|null) => void,
+ *   onError: (err: any) => boolean,
+ *   onAsk: () => void,
+ * }} SearchHooks
+ */
+
+/** @param {SearchElements} els @param {SearchHooks} hooks */
+export function createSearch(els, hooks) {
+  const state = {
+    /** @type {{shown: any[], folded: any[]}} */
+    fold: { shown: [], folded: [] },
+    selected: -1,
+    seq: 0,
+    /** @type {ReturnType<typeof setTimeout>|null} */
+    timer: null,
+    /** the words the results shown (or being fetched) are for */
+    query: "",
+  };
+
+  /** The results the arrow keys move through: the shown ones, and the folded ones if open. */
+  const reachable = () => (els.less.open ? [...state.fold.shown, ...state.fold.folded] : state.fold.shown);
+
+  /** @param {any} hit @param {number} i */
+  function card(hit, i) {
+    return resultCard(hit, {
+      id: `result-${i}`,
+      role: "option",
+      selected: i === state.selected,
+      showScore: hooks.settings().showScores,
+      onOpen: (url) => {
+        select(i);
+        openUrl(url);
+      },
+      onForget: (outcome) => forgotten(String(hit.url ?? ""), outcome),
+    });
+  }
+
+  /** After "Forget" on a result: the page leaves the list (shown or folded) at once. */
+  function forgotten(/** @type {string} */ url, /** @type {any} */ outcome) {
+    if (!outcome.ok) {
+      if (!hooks.onError(outcome.error)) {
+        const e = outcome.error ?? {};
+        els.status.textContent = `${e.message ?? "Could not forget the page."}${e.hint ? ` ${e.hint}` : ""}`;
+      }
+      return;
+    }
+    const keep = (/** @type {any} */ hit) => hit.url !== url;
+    state.fold = { shown: state.fold.shown.filter(keep), folded: state.fold.folded.filter(keep) };
+    state.selected = Math.min(state.selected, reachable().length - 1);
+    render();
+    els.status.textContent = `Forgotten: ${displayUrl(url)}. Search will not show it again.`;
+  }
+
+  function render() {
+    const { shown, folded } = state.fold;
+    els.results.replaceChildren(...shown.map((hit, i) => card(hit, i)));
+    els.folded.replaceChildren(...folded.map((hit, i) => card(hit, shown.length + i)));
+    els.lessLabel.textContent = foldedLabel(folded.length);
+    els.less.hidden = folded.length === 0;
+    updateActive();
+  }
+
+  /** @param {number} i */
+  function select(i) {
+    state.selected = i;
+    for (const li of [...els.results.children, ...els.folded.children]) {
+      li.setAttribute("aria-selected", li.id === `result-${i}` ? "true" : "false");
+    }
+    updateActive();
+  }
+
+  function updateActive() {
+    if (state.selected >= 0 && state.selected < reachable().length) {
+      els.q.setAttribute("aria-activedescendant", `result-${state.selected}`);
+      document.getElementById(`result-${state.selected}`)?.scrollIntoView({ block: "nearest" });
+    } else {
+      els.q.removeAttribute("aria-activedescendant");
+    }
+  }
+
+  function schedule() {
+    if (state.timer) clearTimeout(state.timer);
+    state.timer = setTimeout(run, DEBOUNCE_MS);
+  }
+
+  /** @param {{shown: any[], folded: any[]}} fold */
+  function show(fold) {
+    state.fold = fold;
+    state.selected = fold.shown.length ? 0 : -1;
+    els.less.open = false; // a new search starts folded
+    render();
+  }
+
+  async function run() {
+    if (state.timer) clearTimeout(state.timer);
+    state.timer = null;
+    const query = els.q.value.trim();
+    const seq = ++state.seq;
+    state.query = query;
+    hooks.onQuery(query);
+    if (!query) {
+      show({ shown: [], folded: [] });
+      hooks.onNotice(null);
+      els.status.textContent = HINT;
+      return;
+    }
+    const mode = hooks.mode();
+    /** @type {Record<string, unknown>} */
+    const fields = { query, mode, limit: hooks.settings().resultCount };
+    const since = sinceFor(els.range.value);
+    if (since !== null) fields.since = since;
+    const domain = domainFilter(els.domain.value);
+    if (els.domain.value.trim() && !domain) {
+      els.status.textContent = "Type a site like example.com.";
+      return;
+    }
+    if (domain) fields.domain = domain;
+    els.status.textContent = "Searching…";
+    els.results.setAttribute("aria-busy", "true");
+    try {
+      const r = await call("search", fields);
+      if (seq !== state.seq) return; // a newer search is under way
+      const fold = foldResults(r.results);
+      show(fold);
+      hooks.onNotice(typeof r.notice === "string" && r.notice ? r.notice : null);
+      els.status.textContent = searchSummary(fold, { query, tookMs: r.took_ms, keywordMode: mode === "keyword" });
+      hooks.onSearched(query, fold.shown.length);
+    } catch (err) {
+      if (seq !== state.seq) return;
+      show({ shown: [], folded: [] });
+      if (!hooks.onError(err)) {
+        const e = /** @type {any} */ (err) ?? {};
+        els.status.textContent = `${e.message ?? "Something went wrong."}${e.hint ? ` ${e.hint}` : ""}`;
+      }
+    } finally {
+      if (seq === state.seq) els.results.removeAttribute("aria-busy");
+    }
+  }
+
+  /** Search for these words now (a question just asked: its results go under the answer). @param {string} query */
+  function searchFor(query) {
+    els.q.value = query;
+    if (state.query === query.trim() && !state.timer && state.seq > 0) return; // shown already
+    run();
+  }
+
+  els.q.addEventListener("input", schedule);
+  els.q.addEventListener("keydown", (ev) => {
+    const n = reachable().length;
+    if (ev.key === "ArrowDown" && n) {
+      ev.preventDefault();
+      select(Math.min(n - 1, state.selected + 1));
+    } else if (ev.key === "ArrowUp" && n) {
+      ev.preventDefault();
+      select(Math.max(0, state.selected - 1));
+    } else if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+      ev.preventDefault();
+      hooks.onAsk();
+    } else if (ev.key === "Enter") {
+      ev.preventDefault();
+      if (state.timer) run(); // typed and pressed Enter before the debounce: search now
+      else if (state.selected >= 0 && state.selected < n) openUrl(hitUrl(reachable()[state.selected]));
+    } else if (ev.key === "Escape") {
+      ev.preventDefault();
+      els.q.value = "";
+      run();
+    }
+  });
+  els.less.addEventListener("toggle", () => {
+    // Folding the section again takes the selection out of it.
+    if (!els.less.open && state.selected >= state.fold.shown.length) select(state.fold.shown.length - 1);
+  });
+  els.range.addEventListener("change", () => els.q.value.trim() && run());
+  els.domain.addEventListener("input", () => els.q.value.trim() && schedule());
+
+  return { run, schedule, searchFor, query: () => els.q.value.trim() };
+}

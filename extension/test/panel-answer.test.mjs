@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parse } from "./helpers.mjs";
+
+// panel/answer.js builds elements with lib/dom.js: give it a document (linkedom) and a page URL.
+const doc = parse("<!doctype html><html><body></body></html>");
+Object.assign(globalThis, { document: doc, location: { href: "chrome-extension://ext-id/sidepanel.html" } });
+const { answerBody, closestList } = await import("../panel/answer.js");
+
+const EVIL = '<img src=x onerror="alert(1)">Quokkaflux counts <b>marsupials</b> by moonlight.';
+const SOURCES = [{ n: 1, kind: "history", url: "https://evil.example/q", title: "<script>x</script>Quokka",
+  passages: [{ text: EVIL, position: 1 }] }];
+
+test("each badge is described by a tooltip holding its passage as text", () => {
+  const { answer, tips } = answerBody("They count by moonlight [Source 1]. Made up [Source 4].", [], SOURCES, "t0");
+  const [badge] = answer.querySelectorAll("a.cite");
+  const tip = tips.querySelector(`#${badge.getAttribute("aria-describedby")}`);
+  assert.ok(tip, "the badge names its tooltip");
+  assert.equal(tip.getAttribute("role"), "tooltip");
+  assert.ok(tip.hasAttribute("hidden"), "closed until hover or focus");
+  assert.equal(tip.querySelector(".quote").textContent, EVIL);
+  assert.equal(tip.querySelectorAll("img, b, script").length, 0, "page text made no elements");
+  assert.equal(badge.getAttribute("aria-label"), "Source 1: <script>x</script>Quokka");
+  assert.ok(badge.getAttribute("href").startsWith("https://evil.example/q#:~:text="));
+  // A number the reply listed no source for: a plain badge, no link, no tooltip.
+  assert.equal(answer.querySelectorAll("span.cite").length, 1);
+  assert.equal(tips.children.length, 1);
+  // The answer holds text and badges only.
+  assert.equal(answer.textContent, "They count by moonlight 1. Made up 4.");
+  assert.equal([...answer.children].filter((c) => !c.classList.contains("cite")).length, 0);
+});
+
+test("couldn't find: the closest pages are result cards, with hostile titles as text", () => {
+  const section = closestList(SOURCES);
+  const cards = section.querySelectorAll("li.result");
+  assert.equal(cards.length, 1);
+  assert.equal(cards[0].querySelector(".title").textContent, "<script>x</script>Quokka");
+  assert.equal(section.querySelectorAll("script, img, b").length, 0);
+  assert.equal(closestList([{ n: 1, kind: "tab", url: "https://tab.example/" }]), null);
+});

@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { COULD_NOT_FIND } from "../lib/answer.js";
+import { apply, ask, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
+
+const SOURCES = [{ n: 1, kind: "history", url: "https://docs.example/venv", title: "Venv", passage: "p" }];
+
+/** The port's messages for one answer: chunks, then the final frame. */
+function answer(thread, /** @type {any} */ reply, chunks = ["Streamed ", "words"]) {
+  for (const text of chunks) assert.ok(apply(thread, { type: "chunk", text }));
+  assert.ok(apply(thread, { type: "done", reply }));
+}
+
+test("a question streams in, then the checked answer replaces it", () => {
+  const t = newThread();
+  const msg = ask(t, "  Why use a venv?  ");
+  assert.deepEqual(msg, { type: "ask", question: "Why use a venv?", include_tab: false });
+  assert.ok(isRunning(t));
+  assert.equal(lastTurn(t)?.status, "Thinking…");
+  apply(t, { type: "chunk", text: "To keep " });
+  apply(t, { type: "chunk", text: "packages apart" });
+  assert.equal(lastTurn(t)?.answer, "To keep packages apart");
+  assert.equal(lastTurn(t)?.state, "answering");
+  assert.equal(lastTurn(t)?.status, "");
+  apply(t, { type: "frame", frame: { sources: SOURCES } });
+  assert.equal(lastTurn(t)?.sources, SOURCES);
+  apply(t, { type: "done", reply: { answer: "Checked [Source 1].", supported: true, sources: SOURCES,
+    citations: [{ sentence: "Checked.", sources: [1] }], thread_id: "th-1", notice: null } });
+  const turn = lastTurn(t);
+  assert.equal(turn?.answer, "Checked [Source 1].");
+  assert.equal(turn?.citations.length, 1);
+  assert.equal(turn?.state, "done");
+  assert.equal(turn?.notFound, false);
+  assert.equal(t.id, "th-1");
+  assert.ok(!isRunning(t));
+  assert.ok(!apply(t, { type: "chunk", text: "late" }), "nothing changes once the answer is done");
+  assert.equal(lastTurn(t)?.answer, "Checked [Source 1].");
+});
+
+test("a follow-up carries the thread_id of the previous answer's final frame", () => {
+  const t = newThread();
+  assert.equal(ask(t, "First?").thread_id, undefined, "a new thread has no id");
+  answer(t, { answer: "One [Source 1].", supported: true, sources: SOURCES, thread_id: "th-1" });
+  const second = ask(t, "And then?", { includeTab: true });
+  assert.deepEqual(second, { type: "ask", question: "And then?", include_tab: true, thread_id: "th-1" });
+  answer(t, { answer: "Two [Source 1].", supported: true, sources: SOURCES, thread_id: "th-2" });
+  assert.equal(ask(t, "Third?").thread_id, "th-2");
+  assert.deepEqual(t.turns.map((x) => x.question), ["First?", "And then?", "Third?"]);
+  assert.deepEqual(t.turns.map((x) => x.answer), ["One [Source 1].", "Two [Source 1].", ""]);
+  assert.deepEqual(t.turns.map((x) => x.threadId), ["th-1", "th-2", null]);
+});
+
+test("a host that sends no thread_id: follow-ups go as new questions, still in the thread", () => {
+  const t = newThread();
+  ask(t, "First?");
+  answer(t, { answer: "One [Source 1].", supported: true, sources: SOURCES });
+  const msg = ask(t, "And then?");
+  assert.equal("thread_id" in msg, false);
+  assert.equal(t.turns.length, 2);
+  // A numeric id is kept as a string (the host's ids are opaque).
+  answer(t, { answer: "Two.", thread_id: 42 });
+  assert.equal(ask(t, "Third?").thread_id, "42");
+});
+
+test("couldn't find: the one line only, however the host phrased its answer", () => {
+  const t = newThread();
+  ask(t, "Who painted the Sistine Chapel?");
+  answer(t, { answer: COULD_NOT_FIND, supported: false, sources: SOURCES, thread_id: "th-9" });
+  assert.equal(lastTurn(t)?.answer, COULD_NOT_FIND);
+  assert.ok(lastTurn(t)?.notFound);
+  assert.equal(lastTurn(t)?.sources, SOURCES, "the closest pages are kept, to be shown as pages");
+  // An older host appends the closest pages as prose: shown as the one line as well.
+  const old = newThread();
+  ask(old, "Who painted it?");
+  answer(old, { answer: `${COULD_NOT_FIND} The closest pages: “Venv” [Source 1].`, sources: SOURCES });
+  assert.equal(lastTurn(old)?.answer, COULD_NOT_FIND);
+  assert.ok(lastTurn(old)?.notFound);
+});
+
+test("stop and errors end the turn with what streamed, and say why", () => {
+  const t = newThread();
+  ask(t, "Long one?");
+  apply(t, { type: "chunk", text: "Half an answer" });
+  assert.ok(stop(t));
+  assert.deepEqual([lastTurn(t)?.state, lastTurn(t)?.status, lastTurn(t)?.answer], ["stopped", "Stopped.", "Half an answer"]);
+  assert.ok(!stop(t), "stopping twice changes nothing");
+
+  ask(t, "Again?");
+  apply(t, { type: "error", error: { code: "cancelled", message: "cancelled" } });
+  assert.deepEqual([lastTurn(t)?.state, lastTurn(t)?.status], ["stopped", "Stopped."]);
+
+  ask(t, "Once more?");
+  apply(t, { type: "error", error: { code: "model_missing", message: "No model.", hint: "Run: python3 build.py install" } });
+  assert.deepEqual([lastTurn(t)?.state, lastTurn(t)?.status], ["failed", "No model. Run: python3 build.py install"]);
+  assert.equal(lastTurn(t)?.errorCode, "model_missing");
+  assert.equal(t.id, null, "no final frame gave an id");
+});
+
+test("the current tab's context, notices, and junk messages", () => {
+  const t = newThread();
+  ask(t, "About this tab?", { includeTab: true });
+  apply(t, { type: "context", used_tab: true, title: "HNSW" });
+  assert.equal(lastTurn(t)?.status, "Using the current tab (“HNSW”) and your history…");
+  apply(t, { type: "context", used_tab: false });
+  assert.match(lastTurn(t)?.status ?? "", /^The current tab can't be used/);
+  assert.ok(!apply(t, null));
+  assert.ok(!apply(t, { type: "chunk", text: 5 }));
+  assert.ok(!apply(t, { type: "frame", frame: {} }));
+  assert.ok(!apply(t, { type: "mystery" }));
+  apply(t, { type: "done", reply: { answer: "From sources [Source 1].", notice: "No language model: the pages' own sentences." } });
+  assert.equal(lastTurn(t)?.status, "No language model: the pages' own sentences.");
+  assert.deepEqual(lastTurn(t)?.sources, [], "no sources in the reply: none shown");
+  assert.throws(() => ask(t, "   "));
+});
