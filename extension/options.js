@@ -1,19 +1,24 @@
 /**
- * The options page: what Rewind records, how it searches, where the history is, forgetting, export.
+ * The options page: what Rewind records, how it searches, where the history is, forgetting,
+ * backup and restore.
  *
  * Job: edit the extension's settings (dwell threshold, pause, masking of personal data,
  * the built-in kinds of pages never recorded, own exclusion rules, paused and always-
  * recorded sites, result count, auto-answer, scores), the host's user settings (drawn
  * from the schema get_settings returns: lib/settings-form.js), say which data folder is
  * in use and switch to another history found on this computer, forget a page / site /
- * the last hour / everything (each confirmed), and export the host's data as a JSON file.
+ * the last hour / everything (each confirmed), show what each part of the store takes, and
+ * back up (a file that really downloads, optionally encrypted with a passphrase), export
+ * portable JSON, and import a file the person picks (sent in pieces under the host's limit).
  * Never: render stored titles or URLs as HTML; forget anything without a confirmation.
  */
 
 import { hostBanner } from "./lib/banner.js";
 import { call, connectPort, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
-import { domainFilter, formatCount, relativeTime } from "./lib/format.js";
+import { backupName, fromBase64, pieces, saveBlob, toBase64 } from "./lib/files.js";
+import { domainFilter, formatBytes, formatCount, relativeTime } from "./lib/format.js";
+import { retentionLine, storageLine } from "./lib/kept.js";
 import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS } from "./lib/settings.js";
 import { hostSettingGroups, readField } from "./lib/settings-form.js";
@@ -59,6 +64,7 @@ async function load() {
       msg("host-msg", errText(err), true);
     }
     call("profiles").then(renderProfiles, (err) => msg("data-msg", errText(err), true));
+    renderStorage(status.stats);
   }
 }
 
@@ -316,14 +322,67 @@ $("forget-hour").addEventListener("click", () => {
 });
 $("forget-all").addEventListener("click", () => forget({ all: true }, "everything Rewind remembers"));
 
-// ---- export ----------------------------------------------------------------------------------
+// ---- backup, export, import -------------------------------------------------------------
 
-$("export").addEventListener("click", () => {
-  const port = connectPort("export");
-  if (!port) {
-    msg("export-msg", "Open this page from the Rewind extension.", true);
-    return;
+/**
+ * Run a streamed port ("backup", "export", "import") to its end.
+ * @param {string} name @param {Record<string, unknown>} start @param {(frame: any) => void} onFrame
+ * @returns {Promise<any>} the last frame
+ */
+function streamed(name, start, onFrame) {
+  return new Promise((resolve, reject) => {
+    const port = connectPort(name);
+    if (!port) {
+      reject({ message: "Open this page from the Rewind extension." });
+      return;
+    }
+    port.onMessage.addListener((m) => {
+      if (m.type === "frame") onFrame(m.frame);
+      else if (m.type === "done") {
+        port.disconnect();
+        resolve(m.frame);
+      } else if (m.type === "error") {
+        port.disconnect();
+        reject(m.error);
+      }
+    });
+    port.postMessage({ type: "start", ...start });
+  });
+}
+
+/** @param {boolean} busy */
+function dataBusy(busy) {
+  for (const id of ["backup", "export", "import"]) $(id).disabled = busy;
+}
+
+$("backup").addEventListener("click", async () => {
+  const passphrase = String($("backup-passphrase").value);
+  /** @type {Uint8Array[]} */
+  const parts = [];
+  let bytes = 0;
+  const add = (/** @type {any} */ frame) => {
+    if (typeof frame?.data !== "string") return;
+    const b = fromBase64(frame.data);
+    parts.push(b);
+    bytes += b.length;
+    msg("export-msg", `Backing up… ${formatBytes(bytes)}`);
+  };
+  dataBusy(true);
+  msg("export-msg", "Backing up…");
+  try {
+    const last = await streamed("backup", passphrase ? { passphrase } : {}, add);
+    add(last);
+    saveBlob(new Blob(/** @type {BlobPart[]} */ (parts), { type: "application/octet-stream" }), backupName("rwb"));
+    msg("export-msg", `Saved a backup of ${formatCount(Number(last.pages ?? 0))} pages (${formatBytes(bytes)})` +
+      (last.encrypted ? ", encrypted with your passphrase." : "."));
+  } catch (err) {
+    msg("export-msg", errText(err), true);
+  } finally {
+    dataBusy(false);
   }
+});
+
+$("export").addEventListener("click", async () => {
   /** @type {any[]} */
   const pages = [];
   /** @param {any[]} list */
@@ -336,31 +395,60 @@ $("export").addEventListener("click", () => {
     }
     msg("export-msg", `Exporting… ${formatCount(pages.length)} pages`);
   };
-  $("export").disabled = true;
+  dataBusy(true);
   msg("export-msg", "Exporting…");
-  port.onMessage.addListener((m) => {
-    if (m.type === "frame") add(m.frame?.pages);
-    else if (m.type === "done") {
-      add(m.frame?.pages);
-      const { id: _id, ok: _ok, done: _done, pages: _pages, ...meta } = m.frame ?? {};
-      const doc = { ...meta, exported_at: new Date().toISOString(), pages };
-      const blob = new Blob([JSON.stringify(doc)], { type: "application/json" });
-      const a = h("a", { href: URL.createObjectURL(blob), download: `rewind-export-${new Date().toISOString().slice(0, 10)}.json` });
-      document.body.append(a);
-      /** @type {HTMLAnchorElement} */ (a).click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(/** @type {HTMLAnchorElement} */ (a).href), 60_000);
-      msg("export-msg", `Exported ${formatCount(pages.length)} pages.`);
-      $("export").disabled = false;
-      port.disconnect();
-    } else if (m.type === "error") {
-      msg("export-msg", errText(m.error), true);
-      $("export").disabled = false;
-      port.disconnect();
-    }
-  });
-  port.postMessage({ type: "start" });
+  try {
+    const last = await streamed("export", {}, (f) => add(f?.pages));
+    add(last?.pages);
+    const { id: _id, ok: _ok, done: _done, pages: _pages, ...meta } = last ?? {};
+    const doc = { ...meta, exported_at: new Date().toISOString(), pages_total: pages.length, pages };
+    saveBlob(new Blob([JSON.stringify(doc)], { type: "application/json" }), backupName("json"));
+    msg("export-msg", `Exported ${formatCount(pages.length)} pages.`);
+  } catch (err) {
+    msg("export-msg", errText(err), true);
+  } finally {
+    dataBusy(false);
+  }
 });
+
+const PIECE_BYTES = 3 * 1024 * 1024; // base64: 4 MiB, the host's import_chunk limit
+
+$("import").addEventListener("click", async () => {
+  const file = /** @type {HTMLInputElement} */ ($("import-file")).files?.[0];
+  if (!file) {
+    msg("import-msg", "Choose a backup file first.", true);
+    return;
+  }
+  const passphrase = String($("backup-passphrase").value);
+  const upload = `u${Date.now()}`;
+  dataBusy(true);
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    for (const piece of pieces(bytes, PIECE_BYTES)) {
+      msg("import-msg", `Sending ${file.name}… ${formatBytes(piece.offset)} of ${formatBytes(bytes.length)}`);
+      await call("import_chunk", { upload, offset: piece.offset, data: toBase64(piece.bytes) });
+    }
+    msg("import-msg", "Checking the file…");
+    const last = await streamed("import", { upload, ...(passphrase ? { passphrase } : {}) }, (f) => {
+      const p = f?.progress;
+      if (p) msg("import-msg", `Importing… ${formatCount(p.done)} of ${formatCount(p.total)} pages`);
+    });
+    const r = last?.result ?? {};
+    msg("import-msg", `Imported ${formatCount(Number(r.pages ?? 0))} pages: ${formatCount(Number(r.new ?? 0))} new, ` +
+      `${formatCount(Number(r.merged ?? 0))} merged, ${formatCount(Number(r.unchanged ?? 0))} already here, ` +
+      `${formatCount(Number(r.skipped ?? 0))} not recorded by your rules.`);
+  } catch (err) {
+    msg("import-msg", errText(err), true);
+  } finally {
+    dataBusy(false);
+  }
+});
+
+/** Sizes of each part, the retention settings, encryption (stats). @param {any} stats */
+function renderStorage(stats) {
+  if (!stats?.storage) return;
+  $("storage").textContent = `${storageLine(stats)} ${retentionLine(stats)} (Retention, under “Kept by Rewind's helper”).`;
+}
 
 // ---- start ---------------------------------------------------------------------------------
 

@@ -5,7 +5,8 @@
  * minutes ago", "Not recorded: looks like a payment page", "Paused on this site", "Will
  * be remembered after 5 s of reading") with one click to pause or resume the site, always
  * record it, or forget the page; the queue's waiting, failed and dropped counts (also
- * while the helper is away); passages, storage, the last indexed page and the models;
+ * while the helper is away); passages, storage and each part's size, what is kept
+ * (retention) and whether it is encrypted, the last indexed page and the models;
  * pause everything; open the side panel (from the click itself: sidePanel.open needs a
  * user gesture) or the options; the helper-missing state with its command.
  * Never: render page titles as HTML, or talk to the host except through the worker.
@@ -15,6 +16,7 @@ import { hostBanner } from "./lib/banner.js";
 import { call, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
 import { formatBytes, formatCount, modelsInUse, relativeTime } from "./lib/format.js";
+import { retentionLine, storageLine } from "./lib/kept.js";
 import { pageStatusLine } from "./lib/status.js";
 
 /** @param {string} id */
@@ -85,6 +87,8 @@ function render() {
     $("f-storage").textContent = Number.isFinite(Number(stats?.storage_bytes))
       ? formatBytes(Number(stats.storage_bytes))
       : "–";
+    $("f-parts").textContent = storageLine(stats, false) || "–";
+    $("f-retention").textContent = retentionLine(stats) || "–";
     const last = stats?.last_indexed ?? q.last_indexed;
     if (last && last.url) {
       const when = Number(last.at);

@@ -7,11 +7,18 @@ REWIND_REQUIRE_MODELS=1 (set by `python3 build.py test`), so CI cannot pass by s
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 from requirement import missing
+
+# Stores made by tests keep their keys (index/keys.py) in a folder of their own, never in
+# the person's keyring or key folder; subprocesses (hosts, CLIs) inherit this.
+os.environ.setdefault("REWIND_KEY_DIR", tempfile.mkdtemp(prefix="rewind-test-keys-"))
+os.environ.setdefault("REWIND_KEYRING", "off")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # bench.data: the one reader of the evaluation data

@@ -90,6 +90,9 @@ export async function deliver(item, deps) {
       },
     });
     const refused = hostRefusal(reply);
+    // Forgotten (e.g. by `rewind forget` while this copy waited): like a forget mark here,
+    // nothing to remember for the URL, so a later visit is recorded as usual.
+    if (refused?.category === "forgotten") return { outcome: "forgotten" };
     if (refused) return { outcome: "skipped", refusal: refused };
     return { outcome: "done", indexed: true, hash: item.hash };
   } catch (err) {

@@ -3,7 +3,7 @@
  *
  * Job: map each `runtime.sendMessage({action, ...})` to its named handler (KeePassXC-
  * Browser's event.js is the model: a table, not a switch), answer `{ok, result}` or
- * `{ok: false, error}`, and hand the "ask" and "export" ports to ports.js.
+ * `{ok: false, error}`, and hand the "ask", "export", "backup" and "import" ports to ports.js.
  * Never: answer anything but the extension's own pages (content scripts and web pages are
  * refused), or grow logic here: a handler lives with its group in handlers/.
  */
@@ -12,7 +12,7 @@ import { Code, RewindError, toErrorValue } from "../lib/errors.js";
 import * as recording from "./handlers/recording.js";
 import * as relay from "./handlers/relay.js";
 import * as status from "./handlers/status.js";
-import { askPort, exportPort } from "./ports.js";
+import { askPort, backupPort, exportPort, importPort } from "./ports.js";
 
 /**
  * @typedef {{
@@ -37,6 +37,7 @@ export const HANDLERS = Object.freeze({
   set_settings: relay.setHostSettings,
   forget: relay.forget,
   clear: relay.clear,
+  import_chunk: relay.importChunk,
   profiles: relay.profiles,
   use_profile: relay.useProfile,
   // what is recorded
@@ -52,7 +53,7 @@ export const HANDLERS = Object.freeze({
 });
 
 /** @type {Readonly<Record<string, (deps: Deps, port: chrome.runtime.Port) => void>>} */
-const PORTS = Object.freeze({ ask: askPort, export: exportPort });
+const PORTS = Object.freeze({ ask: askPort, export: exportPort, backup: backupPort, import: importPort });
 
 /** Is the sender one of this extension's pages? @param {chrome.runtime.MessageSender} sender */
 export function fromOwnPage(sender) {

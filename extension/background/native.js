@@ -23,6 +23,9 @@ export const TIMEOUTS = Object.freeze({
   index_page: 120_000, // the first page waits for the embedding model to load
   ask: 120_000, // between two frames of a streamed answer
   export: 60_000,
+  backup: 60_000, // between two frames
+  import_backup: 300_000, // the whole file is checked before the first progress frame
+  import_chunk: 60_000,
 });
 const BACKOFF_MAX_MS = 60_000;
 const HOST_MISSING_RETRY_MS = 5_000;

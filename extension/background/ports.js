@@ -1,10 +1,11 @@
 /**
- * The two long-lived ports the extension's pages open: "ask" and "export".
+ * The long-lived ports the extension's pages open: "ask", "export", "backup", "import".
  *
  * Job: "ask" streams an answer's chunks back to the side panel (and sends `cancel` when
  * the page stops or goes away), optionally with the current tab's text as context and
- * the `thread_id` of a follow-up;
- * "export" streams the host's export frames to the options page without holding them.
+ * the `thread_id` of a follow-up; "export" and "backup" stream the host's frames to the
+ * options page without holding them; "import" runs import_backup on an upload the page
+ * sent and relays its progress.
  * Never: send a tab's text the rules refuse, or keep frames in the worker.
  */
 
@@ -111,4 +112,51 @@ export function exportPort(deps, port) {
       if (open) port.postMessage({ type: "error", error: toErrorValue(err) });
     }
   });
+}
+
+/**
+ * A streamed host request relayed to a port: frames as they come, then done or error.
+ * @param {Deps} deps @param {chrome.runtime.Port} port @param {string} type
+ * @param {(msg: any) => Record<string, unknown>} fieldsOf
+ */
+function streamPort(deps, port, type, fieldsOf) {
+  let open = true;
+  /** @type {string|null} */
+  let requestId = null;
+  port.onDisconnect.addListener(() => {
+    open = false;
+    if (requestId) deps.native.cancel(requestId);
+  });
+  port.onMessage.addListener(async (msg) => {
+    if (msg?.type !== "start") return;
+    try {
+      const reply = await deps.native.request(type, fieldsOf(msg), {
+        accumulate: false,
+        onId: (id) => {
+          requestId = id;
+        },
+        onFrame: (frame) => {
+          if (open) port.postMessage({ type: "frame", frame });
+        },
+      });
+      requestId = null;
+      if (open) port.postMessage({ type: "done", frame: reply });
+    } catch (err) {
+      requestId = null;
+      if (open) port.postMessage({ type: "error", error: toErrorValue(err) });
+    }
+  });
+}
+
+/** The full backup file, in base64 frames. @param {Deps} deps @param {chrome.runtime.Port} port */
+export function backupPort(deps, port) {
+  streamPort(deps, port, "backup", (msg) => (msg.passphrase ? { passphrase: String(msg.passphrase) } : {}));
+}
+
+/** Import an upload, with progress frames. @param {Deps} deps @param {chrome.runtime.Port} port */
+export function importPort(deps, port) {
+  streamPort(deps, port, "import_backup", (msg) => ({
+    upload: String(msg.upload ?? ""),
+    ...(msg.passphrase ? { passphrase: String(msg.passphrase) } : {}),
+  }));
 }

@@ -3,13 +3,14 @@
  *
  * Job: the card a search hit (or a "couldn't find" answer's closest page) is shown as —
  * title linking to the page at its passage, address, snippet with highlights, when it
- * was visited, a confidence badge — and `openUrl`, which opens a page in a new tab so
- * the panel stays.
+ * was visited, a confidence badge, and (for search results) a "Forget" button — and
+ * `openUrl`, which opens a page in a new tab so the panel stays.
  * Never: render page text or titles as HTML (lib/dom.js builds every element).
  */
 
 import { inExtension } from "../lib/client.js";
 import { h, highlighted } from "../lib/dom.js";
+import { forgetButton } from "../lib/forget.js";
 import { displayUrl, textFragmentUrl, visitLine } from "../lib/format.js";
 
 /** Open a page in a new tab (the side panel stays). @param {string} url */
@@ -26,7 +27,8 @@ export function hitUrl(hit) {
 /**
  * @param {any} hit a search result (PROTOCOL.md, search) or a closest page
  * @param {{id?: string, role?: string, selected?: boolean, showScore?: boolean,
- *   onOpen?: (url: string) => void}} [opts]
+ *   onOpen?: (url: string) => void,
+ *   onForget?: (outcome: {ok: boolean, removed?: number, error?: any}) => void}} [opts]
  */
 export function resultCard(hit, opts = {}) {
   const url = hitUrl(hit);
@@ -58,6 +60,11 @@ export function resultCard(hit, opts = {}) {
     ),
     h("div", { class: "url muted", text: displayUrl(String(hit.url ?? "")) }),
     hit.snippet ? h("p", { class: "snippet" }, highlighted(String(hit.snippet), hit.highlights)) : null,
-    h("div", { class: "meta muted", text: visitLine(hit) }),
+    h(
+      "div",
+      { class: "meta-row" },
+      h("span", { class: "meta muted", text: visitLine(hit) }),
+      opts.onForget ? forgetButton(String(hit.url ?? ""), opts.onForget) : null,
+    ),
   );
 }

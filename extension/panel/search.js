@@ -5,13 +5,13 @@
  * question is asked), results as cards they can move through with the arrow keys and
  * open at the passage with Enter; the results the host marks not relevant folded under
  * a closed "Less relevant (N)" section (lib/results.js), opened with the keyboard like
- * any <details>.
+ * any <details>; "Forget" on a result (lib/forget.js) takes it off the list at once.
  * Never: render page text as HTML (panel/cards.js), or talk to the host except through
  * the worker (lib/client.js).
  */
 
 import { call } from "../lib/client.js";
-import { domainFilter, sinceFor } from "../lib/format.js";
+import { displayUrl, domainFilter, sinceFor } from "../lib/format.js";
 import { foldResults, foldedLabel, searchSummary } from "../lib/results.js";
 import { hitUrl, openUrl, resultCard } from "./cards.js";
 
@@ -62,7 +62,24 @@ export function createSearch(els, hooks) {
         select(i);
         openUrl(url);
       },
+      onForget: (outcome) => forgotten(String(hit.url ?? ""), outcome),
     });
+  }
+
+  /** After "Forget" on a result: the page leaves the list (shown or folded) at once. */
+  function forgotten(/** @type {string} */ url, /** @type {any} */ outcome) {
+    if (!outcome.ok) {
+      if (!hooks.onError(outcome.error)) {
+        const e = outcome.error ?? {};
+        els.status.textContent = `${e.message ?? "Could not forget the page."}${e.hint ? ` ${e.hint}` : ""}`;
+      }
+      return;
+    }
+    const keep = (/** @type {any} */ hit) => hit.url !== url;
+    state.fold = { shown: state.fold.shown.filter(keep), folded: state.fold.folded.filter(keep) };
+    state.selected = Math.min(state.selected, reachable().length - 1);
+    render();
+    els.status.textContent = `Forgotten: ${displayUrl(url)}. Search will not show it again.`;
   }
 
   function render() {

@@ -107,3 +107,11 @@ test("a visit record (kind dwell) never sends page text", async () => {
   assert.equal(r.outcome, "done");
   assert.deepEqual(d.sent.map(([t]) => t), ["record_visit"]);
 });
+
+test("a page the host says was forgotten is forgotten here too, not remembered as refused", async () => {
+  const reply = { result: { status: "skipped", category: "forgotten", why: "you asked Rewind to forget it" } };
+  const d = deps({ replies: { index_page: reply } });
+  assert.deepEqual(await deliver(item(), d), { outcome: "forgotten" });
+  const other = deps({ replies: { index_page: { result: { ...reply.result, category: "finance" } } } });
+  assert.equal((await deliver(item(), other)).outcome, "skipped");
+});

@@ -61,6 +61,15 @@ def profile_checks(engine: Rewind) -> list[Check]:
         checks.append(Check(f"model {name}", False, exc.message, exc.hint))
     checks.append(language_model_check(engine))
 
+    enc = engine.at_rest
+    want = engine.settings.encrypt_at_rest
+    checks.append(Check(
+        "encryption", enc.encrypted or not want,
+        f"titles, passages and vectors sealed; key in {enc.key_place}" if enc.encrypted
+        else "not encrypted" + (" (encrypt_at_rest is off)" if not want else ""),
+        "" if enc.encrypted or not want else
+        "The next Rewind that opens it for writing (the browser's host, `rewind index`) "
+        "encrypts it."))
     text = engine.text_index_state()
     same = text.stored == text.indexed
     lag = f" (text index at change {text.applied} of {text.seq})" if text.applied < text.seq else ""

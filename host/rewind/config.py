@@ -183,6 +183,25 @@ class Settings:
     busy_timeout_s: float = knob(10.0, "SQLite waits this long for a lock")
     writer_lock_timeout_s: float = knob(10.0, "a second writer waits this long, then errors")
 
+    # --- your data: retention (off by default; the oldest pages go first), encryption at
+    #     rest (index/at_rest.py), the audit log (audit.py), backups (control/backup.py) ---
+    retention_max_age_days: int = knob(
+        0, "forget pages not visited for this many days (0: keep every page)",
+        lo=0, hi=36_500, user=True, group="retention")
+    retention_max_mb: int = knob(
+        0, "keep the stored history (text, vectors, visits) under this many MB, forgetting "
+        "the oldest pages first (0: no limit)", lo=0, hi=1_000_000, user=True, group="retention")
+    retention_every_writes: int = knob(50, "writes between two retention checks")
+    encrypt_at_rest: bool = knob(
+        True, "seal titles, passages and vectors (AES-GCM) in a store that is not yet")
+    audit_log_bytes: int = knob(1_000_000, "audit.log rotates at this size (2 backups)")
+    forget_mark_days: float = knob(
+        30.0, "a copy of a forgotten page visited before the forget is refused this long")
+    backup_segment_bytes: int = knob(1_048_576, "a backup is written and checked in "
+                                     "segments of this size (each its own hash or tag)")
+    max_import_chunk_bytes: int = knob(
+        4 * 1024 * 1024, "import_chunk.data, base64 characters (under the request limit)")
+
     # --- native host (native/; PROTOCOL.md documents every number) ---
     max_reply_frame_bytes: int = knob(
         1_048_576, "host -> browser frame, header included (Chrome kills the port above)")

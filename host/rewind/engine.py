@@ -21,12 +21,15 @@ from pathlib import Path
 import filelock
 
 from . import config, faults
+from .audit import AuditLog
 from .capture import urls
 from .capture.gate import Gate, save_choices
 from .capture.ingest import IndexResult, PageInput, prepare
 from .config import Settings
 from .errors import Code, RewindError
-from .index import models
+from .forget_marks import ForgetMarks
+from .forgetting import Forgetting
+from .index import at_rest, models, retention
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.records import PageRecord
 from .index.store import Store
@@ -58,7 +61,7 @@ class VectorState:
     missing: int  # passages without one
 
 
-class Rewind:
+class Rewind(Forgetting):
     def __init__(self, data_dir: Path, settings: Settings | None = None, *,
                  readonly: bool = False, embedder: Embedder | None | str = "auto",
                  model_dir: Path | None = None):
@@ -72,13 +75,19 @@ class Rewind:
         self._vec_lock = threading.Lock()
         self._local = threading.local()
         self._stores: list[Store] = []
+        self.cipher = None
         if not readonly:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         self._writer = None if readonly else Store(
             self.data_dir / DB_NAME, busy_timeout_s=self.settings.busy_timeout_s)
         if readonly:
             self._reader()  # a clear "no store here" before anything else
+        self.audit = AuditLog(self.data_dir, self.settings.audit_log_bytes)
+        self.cipher, self.at_rest = self._open_cipher()
+        self.marks = ForgetMarks(self.data_dir, self.cipher.term if self.cipher else None,
+                                 self.settings.forget_mark_days)
         self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly,
+                                    cipher=self.cipher,
                                     on_released=None if readonly else self._text_released)
         self._embedder_arg = embedder
         self._embedder: Embedder | None = None
@@ -113,25 +122,49 @@ class Rewind:
         store = getattr(self._local, "store", None)
         if store is None:
             store = Store(self.data_dir / DB_NAME, readonly=True,
-                          busy_timeout_s=self.settings.busy_timeout_s)
+                          busy_timeout_s=self.settings.busy_timeout_s, cipher=self.cipher)
             self._local.store = store
             self._stores.append(store)
         return store
+
+    def _acquire(self) -> None:
+        try:
+            self._lock.acquire()
+        except filelock.Timeout:
+            raise RewindError(
+                Code.STORE_LOCKED,
+                f"Another Rewind process has been writing to {self.data_dir} for over "
+                f"{self.settings.writer_lock_timeout_s:.0f} s.",
+                "Wait for it to finish (or close it) and try again; searches work "
+                "meanwhile.") from None
+
+    def _open_cipher(self):
+        """The store's cipher (made now, under the write lock, for a writer that wants
+        encryption and finds none); KEY_MISSING when an encrypted store's key is gone."""
+        store = self._writer or self._reader()
+        cipher, info = at_rest.open_cipher(store, str(self.data_dir))
+        if cipher is None and self._writer is not None and self.settings.encrypt_at_rest:
+            self._acquire()
+            try:
+                cipher, info = at_rest.open_cipher(store, str(self.data_dir))  # a race lost
+                if cipher is None:
+                    pages = store.counts()["pages"]
+                    at_rest.encrypt_store(store)
+                    shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # plain codes
+                    cipher, info = at_rest.open_cipher(store, str(self.data_dir))
+                    self.audit.write("encrypted", pages=pages, key=info.key_place)
+            finally:
+                self._lock.release()
+        for st in [*self._stores, *([self._writer] if self._writer else [])]:
+            st.cipher = cipher
+        return cipher, info
 
     @contextmanager
     def _writing(self) -> Iterator[Store]:
         if self._writer is None:
             raise RewindError(Code.INTERNAL, "this Rewind was opened read-only")
         with self._thread_lock:
-            try:
-                self._lock.acquire()
-            except filelock.Timeout:
-                raise RewindError(
-                    Code.STORE_LOCKED,
-                    f"Another Rewind process has been writing to {self.data_dir} for over "
-                    f"{self.settings.writer_lock_timeout_s:.0f} s.",
-                    "Wait for it to finish (or close it) and try again; searches work "
-                    "meanwhile.") from None
+            self._acquire()
             try:
                 self.text_index.catch_up(self._writer)  # changes another process left behind
                 yield self._writer
@@ -139,6 +172,14 @@ class Rewind:
                 self.text_index.catch_up(self._writer)
             finally:
                 self._lock.release()
+
+    def writing(self):
+        """The write lock and the writer store, for control/ (import): one write each."""
+        return self._writing()
+
+    def reader(self) -> Store:
+        """This thread's read-only store (for control/: backups read a snapshot of it)."""
+        return self._reader()
 
     def _recover(self, store: Store | None = None) -> None:
         """Bring the text index up to the store (after a crash, or after changes left
@@ -149,6 +190,8 @@ class Rewind:
             return
         try:
             self.text_index.catch_up(store or self._writer)
+            if store is None:
+                self._retain(self._writer)  # the person's limits, once at start
         finally:
             self._lock.release()
 
@@ -160,7 +203,7 @@ class Rewind:
             return
         try:
             store = Store(self.data_dir / DB_NAME, readonly=True,
-                          busy_timeout_s=self.settings.busy_timeout_s)
+                          busy_timeout_s=self.settings.busy_timeout_s, cipher=self.cipher)
             try:
                 if self.text_index.applied_seq() < store.seq():
                     self._recover(store)
@@ -234,9 +277,20 @@ class Rewind:
         prep = prepare(page, self.settings, mask=gate.redact,
                        max_tokens=emb.max_tokens if emb else 256,
                        **({"count_tokens": emb.count_tokens} if emb else {}))
+        # A browser's copy that was on its way when the person forgot it (a file's time is
+        # when it changed, not a visit: `rewind index` again after a forget is a new ask).
+        forgot = self.marks.covers(prep.url, prep.domain, prep.visited_at) \
+            if page.source == "browser" else None
+        if forgot is not None:
+            return IndexResult(prep.url, None, "skipped", 0, False, {
+                "category": "forgotten", "label": "Forgotten",
+                "why": "you asked Rewind to forget it", "rule": f"forget ({forgot})"})
         verdict = gate.screen_url(prep.url) or gate.screen_text(
             prep.url, prep.title, [p.text for p in prep.passages if not p.is_title])
         if verdict is not None:
+            # the site and the rule, not the URL: the log keeps no more than the gate allowed
+            self.audit.write("skipped", site=prep.domain, category=verdict.category,
+                             rule=verdict.rule, source=page.source)
             return IndexResult(prep.url, None, "skipped", 0, False, verdict.to_dict())
         reader = self._writer
         existing = reader.page_by_url(prep.url)
@@ -274,7 +328,10 @@ class Rewind:
             if model_id and model_id != self.model_id():
                 vectors, model_id = None, None  # the store holds another model's vectors
             page_id, _ids = store.upsert_page(record, prep.passages, vectors, model_id)
+            self._after_write(store)
         status = "updated" if existing else "new"
+        self.audit.write("updated" if existing else "indexed", url=prep.url,
+                         passages=len(prep.passages), source=page.source)
         return IndexResult(prep.url, page_id, status, len(prep.passages), vectors is not None)
 
     def record_visit(self, url: str, visited_at: float | None, dwell_s: float = 0.0) -> bool:
@@ -308,29 +365,6 @@ class Rewind:
         return self.index_page(PageInput(
             url=url, title=str(meta.get("title", "")), text=text,
             visited_at=meta.get("visited_at"), source="ingest", metadata=meta))
-
-    def forget_url(self, url: str) -> int:
-        norm = urls.normalize(url, self.settings.max_url_chars)
-        with self._writing() as store:
-            page = store.page_by_url(norm)
-            return store.delete_pages([page.id]) if page else 0
-
-    def forget_domain(self, domain: str) -> int:
-        dom = domain.strip().lower().removeprefix("www.")
-        if not dom:
-            raise RewindError(Code.BAD_REQUEST, "Which site? The domain is empty.")
-        with self._writing() as store:
-            return store.delete_pages(store.page_ids_where(domain=dom))
-
-    def forget_range(self, since: float | None, until: float | None) -> int:
-        if since is None and until is None:
-            raise RewindError(Code.BAD_REQUEST, "Give a start or an end time to forget.")
-        with self._writing() as store:
-            return store.delete_pages(store.page_ids_where(since=since, until=until))
-
-    def clear(self) -> int:
-        with self._writing() as store:
-            return store.delete_pages(store.all_page_ids())
 
     def reindex(self, model: str | None = None, progress: Progress | None = None) -> dict:
         """Rebuild the derived indexes; with `model`, re-embed everything with that model."""
@@ -366,7 +400,10 @@ class Rewind:
         if emb is None:
             return None
         if self._vectors is None or self._vectors.model_id != emb.model_id:
-            self._vectors = VectorIndex(emb.model_id, emb.dim, self.data_dir / VECTOR_DIR,
+            # An encrypted store keeps no snapshot of its vectors on disk (its codes and int8
+            # rows would say what the sealed vectors say): the index is built in memory.
+            directory = None if self.cipher else self.data_dir / VECTOR_DIR
+            self._vectors = VectorIndex(emb.model_id, emb.dim, directory,
                                         persist=not self.readonly)
         return self._vectors
 
@@ -407,15 +444,20 @@ class Rewind:
         return [{**p.to_dict(), "passages": by_page.get(p.id, [])} for p in pages]
 
     def storage_bytes(self) -> int:
-        return sum(f.stat().st_size for f in self.data_dir.rglob("*") if f.is_file())
+        return retention.dir_bytes(self.data_dir)
 
     def stats(self) -> dict:
         store = self._reader()
         last = store.last_indexed()
         counts = store.counts()
+        sizes = self.sizes(store)
         return {
             **counts,
-            "storage_bytes": self.storage_bytes(),
+            "storage_bytes": sizes.file_bytes,
+            "storage": sizes.to_dict(),
+            "retention": {"max_age_days": self.settings.retention_max_age_days,
+                          "max_mb": self.settings.retention_max_mb},
+            "encryption": self.at_rest.to_dict(),
             "last_indexed": {"url": last.url, "title": last.title, "at": last.indexed_at}
             if last else None,
             "embedding_model": self.model_id(),

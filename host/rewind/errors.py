@@ -27,6 +27,7 @@ class Code(StrEnum):
     CANCELLED = "cancelled"  # the request was cancelled by the caller
     BAD_INPUT = "bad_input"  # a file or text that cannot be indexed (empty, binary, ...)
     INTERNAL = "internal"  # a bug: the message says where to report it
+    KEY_MISSING = "key_missing"  # an encrypted store's key is gone or is not its key
 
 
 class RewindError(Exception):

@@ -67,6 +67,11 @@ export async function forget(deps, msg) {
   return reply;
 }
 
+/** A piece of a file to import (the options page cuts it). @param {Deps} deps @param {any} msg */
+export function importChunk(deps, msg) {
+  return deps.native.request("import_chunk", pick(msg, ["upload", "offset", "data"]));
+}
+
 /** @param {Deps} deps */
 export async function clear(deps) {
   const reply = await deps.native.request("clear", { confirm: true });

@@ -93,9 +93,25 @@ def cmd_stats(args: argparse.Namespace) -> int:
              + ("" if stats["embedder_ready"] else f" (unavailable: {stats['embedder_problem']})")
              + f"\nanswering model: {stats['answer_model'] or 'none: answers are extracts'}"
              + (f"\nlast indexed: {last['title'] or last['url']} ({ago(last['at'])})"
-                if last else ""))
+                if last else "") + "\n" + _storage_lines(stats))
     emit(args, stats, human)
     return 0
+
+
+def _storage_lines(stats: dict) -> str:
+    parts, ret, enc = stats["storage"], stats["retention"], stats["encryption"]
+
+    def mb(n: float) -> str:
+        return f"{n / 1e6:.1f} MB"
+
+    age = f"{ret['max_age_days']} days" if ret["max_age_days"] else "no age limit"
+    size = f"{ret['max_mb']} MB" if ret["max_mb"] else "no size limit"
+    return (f"text {mb(parts['text_bytes'])}, vectors {mb(parts['vector_bytes'])}, "
+            f"text index {mb(parts['text_index_bytes'])}; database in use "
+            f"{mb(parts['database_bytes'])}, all files {mb(parts['file_bytes'])}\n"
+            f"retention: {age}, {size}\n"
+            + (f"encrypted at rest, key in {enc['key']}" if enc["encrypted"]
+               else "NOT encrypted at rest"))
 
 
 def cmd_pages(args: argparse.Namespace) -> int:

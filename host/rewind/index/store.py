@@ -5,6 +5,12 @@ touched (`pages.seq`) or, for deleted pages, leaves a tombstone. The derived
 indexes (text_index, vectors) remember the last sequence they applied and
 catch up from here, so a crash between two stores never loses a committed page.
 
+With a `cipher` (cipher.py; the engine gives one to an encrypted store) page titles,
+page metadata, passage text and vectors are sealed as they are written and opened as they
+are read; URLs, sites, times and counts stay as they are (README: what is encrypted).
+Deleted rows are overwritten (secure_delete), so a forgotten page's bytes do not linger
+in the file's free pages.
+
 This module must never embed, tokenise or search: it stores what it is given,
 in one transaction per call, and reads it back.
 """
@@ -15,13 +21,14 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import numpy as np
 
 from .. import faults
 from ..errors import Code, RewindError
+from .cipher import FieldCipher
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .records import (
     PAGE_COLUMNS,
@@ -57,9 +64,11 @@ def _disk_error(exc: sqlite3.Error) -> RewindError:
 class Store:
     """One profile's SQLite database. Not thread-safe: one Store per thread."""
 
-    def __init__(self, path: Path, *, readonly: bool = False, busy_timeout_s: float = 10.0):
+    def __init__(self, path: Path, *, readonly: bool = False, busy_timeout_s: float = 10.0,
+                 cipher: FieldCipher | None = None):
         self.path = path
         self.readonly = readonly
+        self.cipher = cipher
         if readonly and not path.exists():
             raise RewindError(
                 Code.NOT_FOUND, f"No Rewind store at {path.parent}.",
@@ -75,6 +84,7 @@ class Store:
                 self.db = sqlite3.connect(path, timeout=busy_timeout_s, check_same_thread=False)
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at checkpoint
+                self.db.execute("PRAGMA secure_delete=ON")  # forgotten bytes are overwritten
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.isolation_level = None  # explicit transactions only
             if not readonly:
@@ -107,6 +117,8 @@ class Store:
         version = self.schema_version()
         for target in sorted(v for v in MIGRATIONS if v > version):
             with self.transaction():
+                if self.schema_version() >= target:
+                    continue  # another process migrated while this one waited for the lock
                 for statement in MIGRATIONS[target].split(";"):
                     if statement.strip():
                         self.db.execute(statement)
@@ -143,6 +155,39 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    # ---- sealing (a no-op without a cipher) ---------------------------------------------
+
+    def _seal(self, text: str, column: str) -> str | bytes:
+        return self.cipher.seal_text(text, column) if self.cipher else text
+
+    def _open(self, value: str | bytes, column: str) -> str:
+        if self.cipher is None:
+            return value  # type: ignore[return-value]
+        return self.cipher.open_text(value, column)  # type: ignore[arg-type]
+
+    def _seal_vec(self, vec: np.ndarray) -> bytes:
+        raw = encode_vector(vec)
+        return self.cipher.seal(raw, "vector") if self.cipher else raw
+
+    def _open_vec(self, blob: bytes) -> bytes:
+        return self.cipher.open_vector(blob) if self.cipher else blob
+
+    def _vector_rows(self, rows: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """records.vector_rows over (passage id, page id, dim, blob) rows, unsealed."""
+        if self.cipher is not None:
+            rows = [(a, b, d, self._open_vec(v)) for a, b, d, v in rows]
+        return vector_rows(rows)
+
+    def _page(self, row: tuple) -> PageRecord:
+        if self.cipher is not None:
+            row = (*row[:3], self._open(row[3], "title"), *row[4:6],
+                   self._open(row[6], "metadata"), *row[7:])
+        return page_from_row(row)
+
+    def _passage(self, row: tuple) -> tuple[int, int, PassageRecord]:
+        pid, page_id, pos, text, s, e, q, t = row
+        return pid, page_id, PassageRecord(self._open(text, "text"), pos, (s, e), q, bool(t), pid)
 
     # ---- change sequence ----------------------------------------------------------------
 
@@ -195,9 +240,10 @@ class Store:
             seq = self._next_seq()
             row = db.execute("SELECT id FROM pages WHERE url=?", (page.url,)).fetchone()
             values = (
-                page.domain, page.title, page.content_hash, page.source,
-                json.dumps(page.metadata), page.first_visit, page.last_visit, page.visit_count,
-                page.dwell_s, page.indexed_at or time.time(), seq,
+                page.domain, self._seal(page.title, "title"), page.content_hash, page.source,
+                self._seal(json.dumps(page.metadata), "metadata"), page.first_visit,
+                page.last_visit, page.visit_count, page.dwell_s,
+                page.indexed_at or time.time(), seq,
             )
             if row:
                 page_id = row[0]
@@ -222,8 +268,8 @@ class Store:
                     cur = db.execute(
                         "INSERT INTO passages(page_id, position, text, span_start, span_end,"
                         " quality, is_title) VALUES (?,?,?,?,?,?,?)",
-                        (page_id, p.position, p.text, p.span[0], p.span[1], p.quality,
-                         int(p.is_title)),
+                        (page_id, p.position, self._seal(p.text, "text"), p.span[0], p.span[1],
+                         p.quality, int(p.is_title)),
                     )
                     ids.append(cur.lastrowid)
                     if vectors is not None:
@@ -231,7 +277,7 @@ class Store:
                             "INSERT INTO vectors(passage_id, model_id, dim, vector)"
                             " VALUES (?,?,?,?)",
                             (cur.lastrowid, model_id, vectors.shape[1],
-                             encode_vector(vectors[i])),
+                             self._seal_vec(vectors[i])),
                         )
             return page_id, ids
 
@@ -247,6 +293,20 @@ class Store:
                            (pid, seq))
         return len(ids)
 
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database and empty it (best effort: a reader may hold it),
+        so a forgotten page's old bytes do not wait in the WAL for the next checkpoint."""
+        with suppress(sqlite3.Error):
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def compact(self) -> None:
+        """Rewrite the file without its free pages (VACUUM), then checkpoint."""
+        try:
+            self.db.execute("VACUUM")
+        except sqlite3.Error as exc:  # another connection is reading: the next one will do
+            raise _disk_error(exc) from None
+        self.checkpoint()
+
     def replace_vectors(self, page_id: int, vectors: np.ndarray, model_id: str) -> None:
         """Re-embedding (reindex --model): new vectors for a page's passages, same passages."""
         with self.transaction() as db:
@@ -261,7 +321,7 @@ class Store:
             for pid, vec in zip(ids, vectors, strict=True):
                 db.execute(
                     "INSERT INTO vectors(passage_id, model_id, dim, vector) VALUES (?,?,?,?)",
-                    (pid, model_id, len(vec), encode_vector(vec)),
+                    (pid, model_id, len(vec), self._seal_vec(vec)),
                 )
             db.execute("UPDATE pages SET seq=? WHERE id=?", (seq, page_id))
 
@@ -275,14 +335,14 @@ class Store:
 
     def page_by_url(self, url: str) -> PageRecord | None:
         row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE url=?", (url,)).fetchone()
-        return page_from_row(row) if row else None
+        return self._page(row) if row else None
 
     def pages_by_ids(self, ids: Iterable[int]) -> dict[int, PageRecord]:
         out: dict[int, PageRecord] = {}
         for chunk, marks in _chunks(set(ids), 500):
             for row in self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({marks})",
                                        chunk):
-                page = page_from_row(row)
+                page = self._page(row)
                 out[page.id] = page
         return out
 
@@ -291,7 +351,7 @@ class Store:
             f"SELECT {PAGE_COLUMNS} FROM pages ORDER BY last_visit DESC, id DESC LIMIT ? OFFSET ?",
             (limit, offset),
         )
-        return [page_from_row(r) for r in rows]
+        return [self._page(r) for r in rows]
 
     def page_ids_where(self, *, domain: str | None = None, since: float | None = None,
                        until: float | None = None) -> list[int]:
@@ -317,8 +377,7 @@ class Store:
             rows = self.db.execute(
                 "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
                 f" FROM passages WHERE page_id IN ({marks}) ORDER BY page_id, position, id", chunk)
-            for pid, page_id, pos, text, s, e, q, t in rows:
-                out.append((pid, page_id, PassageRecord(text, pos, (s, e), q, bool(t), pid)))
+            out += [self._passage(r) for r in rows]
         return out
 
     def passages_by_ids(self, ids: Iterable[int]) -> dict[int, tuple[int, PassageRecord]]:
@@ -327,8 +386,9 @@ class Store:
             rows = self.db.execute(
                 "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
                 f" FROM passages WHERE id IN ({marks})", chunk)
-            for pid, page_id, pos, text, s, e, q, t in rows:
-                out[pid] = (page_id, PassageRecord(text, pos, (s, e), q, bool(t), pid))
+            for row in rows:
+                pid, page_id, passage = self._passage(row)
+                out[pid] = (page_id, passage)
         return out
 
     def vectors_of(self, page_ids: Sequence[int] | None, model_id: str
@@ -338,13 +398,13 @@ class Store:
         sql = ("SELECT v.passage_id, p.page_id, v.dim, v.vector FROM vectors v"
                " JOIN passages p ON p.id = v.passage_id WHERE v.model_id=?")
         if page_ids is None:
-            return vector_rows(self.db.execute(sql + " ORDER BY v.passage_id",
-                                               (model_id,)).fetchall())
+            return self._vector_rows(self.db.execute(sql + " ORDER BY v.passage_id",
+                                                     (model_id,)).fetchall())
         rows: list = []
         for chunk, marks in _chunks(page_ids, 500):
             rows += self.db.execute(sql + f" AND p.page_id IN ({marks})",
                                     (model_id, *chunk)).fetchall()
-        return vector_rows(rows)
+        return self._vector_rows(rows)
 
     def iter_vectors(self, model_id: str, batch: int = 50_000
                      ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -358,7 +418,7 @@ class Store:
             if not rows:
                 return
             after = rows[-1][0]
-            yield vector_rows(rows)
+            yield self._vector_rows(rows)
 
     def vectors_by_ids(self, passage_ids: Sequence[int], model_id: str
                        ) -> tuple[np.ndarray, np.ndarray]:
@@ -371,7 +431,8 @@ class Store:
         if not rows:
             return np.empty(0, np.int64), np.empty((0, 0), np.float32)
         pids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-        return pids, decode_vectors([r[2] for r in rows], [r[1] for r in rows])
+        return pids, decode_vectors([self._open_vec(r[2]) for r in rows],
+                                    [r[1] for r in rows])
 
     def vector_models(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT model_id, COUNT(*) FROM vectors GROUP BY model_id"))
@@ -387,7 +448,7 @@ class Store:
     def last_indexed(self) -> PageRecord | None:
         row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages "
                               "ORDER BY indexed_at DESC, id DESC LIMIT 1").fetchone()
-        return page_from_row(row) if row else None
+        return self._page(row) if row else None
 
     def passage_ids(self) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT id FROM passages")}

@@ -5,6 +5,12 @@ page's title (boosted), URL words, domain suffixes and last visit time, so that
 filters run inside the index. The index remembers the store sequence it has
 applied (`applied_seq`) and catches up from the store's change log.
 
+An encrypted store's index (a `cipher`) holds keyed terms instead of words: each term
+the English analyzer makes is replaced by its HMAC (cipher.py), queries are analysed and
+hashed the same way, so BM25 counts the same terms and the files hold no word of a page
+(phrase queries become term queries; highlights are found in Python). The index records
+which terms it holds (`terms` file) and is rebuilt from the store when that changes.
+
 Merges never block a write: a process keeps its tantivy writer between writes (a commit
 does not wait for merges; tantivy merges segments on its own threads, by its default log
 merge policy) and lets it go only after IDLE_RELEASE_S without writes, waiting for the
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import threading
 from collections.abc import Callable
@@ -33,9 +40,11 @@ import tantivy
 from .. import faults
 from ..config import Settings
 from ..text import STOP_WORDS
+from .cipher import FieldCipher
 from .store import Store
 
 ANALYZER = "rewind_en"
+_WORD = re.compile(r"\w+")
 IDLE_RELEASE_S = 2.0  # a writer unused this long is let go (its merges finish first)
 WRITER_HEAP = 64_000_000
 
@@ -80,11 +89,16 @@ class TextIndex:
     """tantivy index in `directory`. Writes happen only under the store's writer lock."""
 
     def __init__(self, directory: Path, settings: Settings, *, readonly: bool = False,
+                 cipher: FieldCipher | None = None,
                  on_released: Callable[[], None] | None = None):
         self.dir = directory
         self.settings = settings
         self.schema = _schema()
         self._analyzer = _analyzer()  # to read a query's terms as the index reads them
+        self.cipher = cipher
+        self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
+                       "text": settings.text_boost}
+        self._terms_mode = f"keyed {cipher.key_id}" if cipher else "plain"
         self.on_released = on_released
         self._writer: tantivy.IndexWriter | None = None
         self._writer_lock = threading.Lock()  # the writer, between writes and its release
@@ -92,12 +106,20 @@ class TextIndex:
         self._searcher: tantivy.Searcher | None = None
         if not readonly:
             directory.mkdir(parents=True, exist_ok=True)
+        fresh = not (directory / "meta.json").exists()
+        if fresh and not readonly:
+            self._write_mode()  # first: whoever opens it next knows what terms it holds
+        # Terms of another kind (the store was just encrypted): rebuilt by the next
+        # catch_up, under the write lock, never here where another process may be writing.
+        self._stale = not fresh and self._stored_mode() != self._terms_mode
         try:
+            if readonly and self._stale:
+                raise ValueError("the index holds terms of another kind")
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=True)
         except ValueError:
             if readonly:  # a reader cannot repair it: answer from an empty one, doctor tells
                 self.index = tantivy.Index(self.schema)
-                self.index.register_tokenizer(ANALYZER, _analyzer())
+                self.index.register_tokenizer(ANALYZER, self._index_analyzer())
                 self._loaded_seq = -1
                 return
             # A damaged or incompatible index is derived data: start it again, then catch up.
@@ -105,10 +127,29 @@ class TextIndex:
             directory.mkdir(parents=True, exist_ok=True)
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=False)
             self._write_applied(0)
-        self.index.register_tokenizer(ANALYZER, _analyzer())
+            self._write_mode()
+        self.index.register_tokenizer(ANALYZER, self._index_analyzer())
         self._loaded_seq = -1
-        self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
-                       "text": settings.text_boost}
+
+    def _index_analyzer(self) -> tantivy.TextAnalyzer:
+        """What tantivy runs on the text and title fields: keyed terms arrive analysed."""
+        if self.cipher is None:
+            return _analyzer()
+        return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
+
+    def _field_text(self, text: str) -> str:
+        if self.cipher is None:
+            return text
+        return self.cipher.terms(self._analyzer.analyze(text))
+
+    def _stored_mode(self) -> str:
+        try:
+            return (self.dir / "terms").read_text().strip()
+        except OSError:
+            return "plain"  # indexes written before encryption existed
+
+    def _write_mode(self) -> None:
+        (self.dir / "terms").write_text(self._terms_mode + "\n")
 
     # ---- the applied sequence -----------------------------------------------------------
 
@@ -136,7 +177,7 @@ class TextIndex:
         """Apply every store change after `applied_seq`; returns the pages touched, or None
         when tantivy's writer lock is taken (a release's merges, another process): the
         changes wait for the next catch-up (`on_released` runs one)."""
-        if not (self.dir / "meta.json").exists():  # deleted under us: start it again
+        if self._stale or not (self.dir / "meta.json").exists():  # deleted under us: again
             self.rebuild(store)
             return store.seq()
         with self._writer_lock:  # two threads catching up apply one after the other
@@ -166,8 +207,10 @@ class TextIndex:
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.index = tantivy.Index(self.schema, path=str(self.dir), reuse=False)
-        self.index.register_tokenizer(ANALYZER, _analyzer())
+        self.index.register_tokenizer(ANALYZER, self._index_analyzer())
         self._write_applied(0)
+        self._write_mode()
+        self._stale = False
         self._loaded_seq = 0
         self.catch_up(store)
 
@@ -193,8 +236,8 @@ class TextIndex:
                 doc = tantivy.Document()
                 doc.add_unsigned("passage_id", passage_id)
                 doc.add_unsigned("page_id", page_id)
-                doc.add_text("text", passage.text)
-                doc.add_text("title", page.title)
+                doc.add_text("text", self._field_text(passage.text))
+                doc.add_text("title", self._field_text(page.title))
                 doc.add_text("url", page.url)
                 for suffix in domain_suffixes(page.domain):
                     doc.add_text("domain", suffix)
@@ -263,6 +306,13 @@ class TextIndex:
         return self._searcher
 
     def parse(self, text: str) -> tantivy.Query:
+        if self.cipher is not None:  # words are keyed terms in text and title; URLs are not
+            keyed, _errors = self.index.parse_query_lenient(
+                self._field_text(text), ["text", "title"], field_boosts=self.boosts)
+            url, _errors = self.index.parse_query_lenient(
+                text, ["url"], field_boosts=self.boosts)
+            return tantivy.Query.boolean_query([(tantivy.Occur.Should, keyed),
+                                                (tantivy.Occur.Should, url)])
         query, _errors = self.index.parse_query_lenient(
             text, ["text", "title", "url"], field_boosts=self.boosts)
         return query
@@ -292,6 +342,8 @@ class TextIndex:
         """A function passage text -> character ranges of the query's terms in it."""
         if not query_text.strip():
             return lambda _text: []
+        if self.cipher is not None:  # the index holds no words to highlight with
+            return self._word_highlighter(query_text)
         gen = tantivy.SnippetGenerator.create(
             self.searcher(), self.parse(query_text), self.schema, "text")
 
@@ -308,6 +360,25 @@ class TextIndex:
                 return offset + len(raw[:byte_pos].decode("utf-8", "ignore"))
 
             return [(chars(r.start), chars(r.end)) for r in snippet.highlighted()]
+
+        return ranges
+
+    def _word_highlighter(self, query_text: str):
+        wanted = set(self.terms(query_text))
+        # An English stem starts with its word's first two letters (lowercased, ASCII):
+        # other words need not be analysed at all.
+        heads = {t[:2] for t in wanted}
+        seen: dict[str, bool] = {}  # a word's verdict, analysed once per query
+
+        def hit(word: str) -> bool:
+            if word not in seen:
+                low = word.lower()
+                seen[word] = (not low.isascii() or low[:2] in heads) and bool(
+                    wanted.intersection(self._analyzer.analyze(word)))
+            return seen[word]
+
+        def ranges(passage_text: str) -> list[tuple[int, int]]:
+            return [(m.start(), m.end()) for m in _WORD.finditer(passage_text) if hit(m.group())]
 
         return ranges
 
@@ -338,6 +409,6 @@ class TextIndex:
         n = max(1, searcher.num_docs)
         out = {}
         for t in terms:
-            df = searcher.doc_freq("text", t)
+            df = searcher.doc_freq("text", self.cipher.term(t) if self.cipher else t)
             out[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
         return out

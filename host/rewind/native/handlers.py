@@ -121,6 +121,9 @@ def hello(ctx: Ctx) -> Reply:
             settings = profile_settings.apply(s.settings, data_dir)
             eng = Rewind.open(data_dir, settings, writer=True)
             s.profile, s.data_dir, s.engine = profile, data_dir, eng
+            from .backups import drop_stale_uploads
+
+            drop_stale_uploads(data_dir)
             log.info(
                 "hello: profile=%s protocol=%s client=%s data_dir=%s",
                 profile,
@@ -362,6 +365,8 @@ def set_settings(ctx: Ctx) -> Reply:
     given = {k: v for k, v in ctx.args["settings"].items() if v is not MISSING}
     with s.lock:
         s.engine.settings = profile_settings.update(s.settings, s.data_dir, given)
+    if any(k.startswith("retention_") for k in given):
+        s.engine.apply_retention()  # a new limit applies now, not at the 50th write
     return get_settings(ctx)
 
 
@@ -374,6 +379,15 @@ def set_rules(ctx: Ctx) -> Reply:
         raise RewindError(Code.BAD_REQUEST, str(exc),
                           "See PROTOCOL.md, set_rules, for the fields.") from None
     return {"rules": ctx.args["rules"], "redact": ctx.engine.gate().redact}
+
+
+def _data_handler(name: str) -> Callable[[Ctx], Reply]:
+    def run(ctx: Ctx) -> Reply:
+        from . import backups
+
+        return getattr(backups, name)(ctx)
+
+    return run
 
 
 HANDLERS: dict[str, Handler] = {
@@ -392,6 +406,9 @@ HANDLERS: dict[str, Handler] = {
     "list_pages": Handler(list_pages, "read"),
     "get_settings": Handler(get_settings, "read"),
     "export": Handler(export, "slow"),
+    "backup": Handler(_data_handler("backup"), "slow"),  # native/backups.py
+    "import_chunk": Handler(_data_handler("import_chunk"), "write"),
+    "import_backup": Handler(_data_handler("import_backup"), "slow"),
     "ask": Handler(ask, "slow"),
     "build_context": Handler(build_context, "slow"),
 }

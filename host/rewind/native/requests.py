@@ -158,6 +158,20 @@ def schemas(s: Settings) -> dict[str, Obj]:
             }
         ),
         "export": Obj({}),
+        "backup": Obj({"passphrase": F(Str(1000), nullable=True)}),
+        "import_chunk": Obj(
+            {
+                "upload": F(Str(64, min_chars=1), required=True),
+                "offset": F(Int(0, MAX_SAFE_INT), required=True),
+                "data": F(Str(s.max_import_chunk_bytes), required=True),
+            }
+        ),
+        "import_backup": Obj(
+            {
+                "upload": F(Str(64, min_chars=1), required=True),
+                "passphrase": F(Str(1000), nullable=True),
+            }
+        ),
         "forget": Obj(
             {
                 "url": F(Str(s.max_url_chars, min_chars=1), nullable=True),

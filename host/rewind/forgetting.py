@@ -1,0 +1,121 @@
+"""Forgetting and retention, for the engine (a mixin of `Rewind`, which holds the stores).
+
+Forget a page, a site, a time range or everything in one write: the store (rows
+overwritten), the text index (caught up before the write lock goes), the vectors (before
+the next search), the WAL (emptied), the audit log (the pages' lines removed) and a forget
+mark for copies still on their way. Retention forgets what the person's limits say must go,
+oldest first, as `expired`.
+This module must never forget anything it was not asked to, or keep what it forgot.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from .capture import urls
+from .errors import Code, RewindError
+from .index import retention
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+
+    from .audit import AuditLog
+    from .config import Settings
+    from .forget_marks import ForgetMarks
+    from .index.store import Store
+    from .index.text_index import TextIndex
+
+
+class Forgetting:
+    """Needs from the engine: its data_dir, settings, audit log, forget marks, and
+    `_writing()` (the write lock and the writer store) and `_reader()`."""
+
+    data_dir: Path
+    settings: Settings
+    audit: AuditLog
+    marks: ForgetMarks
+    text_index: TextIndex
+    _writing: Callable[[], AbstractContextManager[Store]]
+    _reader: Callable[[], Store]
+
+    def _forget(self, store: Store, ids: list[int], kind: str, site: str | None = None,
+                event: str = "forgotten", mark: dict | None = None) -> int:
+        """Delete pages from the store (the text index follows before the lock goes, the
+        vectors before the next search), empty the WAL of their old bytes, take their
+        lines out of the audit log, and leave a forget mark (`mark`: what was asked) so a
+        copy on its way is not stored again; one audit line says what kind and how many."""
+        if mark is not None:
+            self.marks.add(kind, **mark)
+        gone = {p.url for p in store.pages_by_ids(ids).values()}
+        removed = store.delete_pages(ids)
+        store.checkpoint()
+
+        def named(entry: dict) -> bool:
+            if entry.get("url") in gone or kind == "everything":
+                return "url" in entry or "site" in entry
+            s = str(entry.get("site", ""))
+            return site is not None and (s == site or s.endswith("." + site))
+
+        self.audit.drop(named)
+        self.audit.write(event, kind=kind, pages=removed)
+        return removed
+
+    def forget_url(self, url: str) -> int:
+        norm = urls.normalize(url, self.settings.max_url_chars)
+        with self._writing() as store:
+            page = store.page_by_url(norm)
+            return self._forget(store, [page.id] if page else [], "page", mark={"url": norm})
+
+    def forget_domain(self, domain: str) -> int:
+        dom = domain.strip().lower().removeprefix("www.")
+        if not dom:
+            raise RewindError(Code.BAD_REQUEST, "Which site? The domain is empty.")
+        with self._writing() as store:
+            return self._forget(store, store.page_ids_where(domain=dom), "site", site=dom,
+                                mark={"site": dom})
+
+    def forget_range(self, since: float | None, until: float | None) -> int:
+        if since is None and until is None:
+            raise RewindError(Code.BAD_REQUEST, "Give a start or an end time to forget.")
+        with self._writing() as store:
+            return self._forget(store, store.page_ids_where(since=since, until=until),
+                                "time range", mark={"since": since, "until": until})
+
+    def clear(self) -> int:
+        with self._writing() as store:
+            return self._forget(store, store.all_page_ids(), "everything", mark={})
+
+
+    def _after_write(self, store: Store) -> None:
+        """Every `retention_every_writes` writes, the person's limits are applied."""
+        self._writes = getattr(self, "_writes", 0) + 1
+        if self._writes % max(1, self.settings.retention_every_writes) == 0:
+            self._retain(store)
+
+    def _retain(self, store: Store) -> int:
+        s = self.settings
+        if s.retention_max_age_days <= 0 and s.retention_max_mb <= 0:
+            return 0
+        removed = 0
+        old = retention.too_old(store, s.retention_max_age_days, time.time())
+        if old:
+            removed += self._forget(store, old, "older than the maximum age", event="expired")
+        for _ in range(5):  # estimates of freed bytes are close, not exact: measure again
+            big = retention.over_size(store, s.retention_max_mb, self.sizes(store))
+            if not big:
+                break
+            removed += self._forget(store, big, "over the maximum size", event="expired")
+        return removed
+
+    def apply_retention(self) -> int:
+        """Forget what the retention settings say must go now; how many pages went."""
+        if self.settings.retention_max_age_days <= 0 and self.settings.retention_max_mb <= 0:
+            return 0
+        with self._writing() as store:
+            return self._retain(store)
+
+    def sizes(self, store: Store | None = None) -> retention.Sizes:
+        return retention.sizes(store or self._reader(), self.data_dir, self.text_index.dir)
