@@ -400,11 +400,9 @@ class Rewind(Forgetting):
         if emb is None:
             return None
         if self._vectors is None or self._vectors.model_id != emb.model_id:
-            # An encrypted store keeps no snapshot of its vectors on disk (its codes and int8
-            # rows would say what the sealed vectors say): the index is built in memory.
-            directory = None if self.cipher else self.data_dir / VECTOR_DIR
-            self._vectors = VectorIndex(emb.model_id, emb.dim, directory,
-                                        persist=not self.readonly)
+            # An encrypted store's snapshot is sealed with its key (vector_file.py).
+            self._vectors = VectorIndex(emb.model_id, emb.dim, self.data_dir / VECTOR_DIR,
+                                        persist=not self.readonly, cipher=self.cipher)
         return self._vectors
 
     @contextmanager
