@@ -29,7 +29,7 @@ from .config import Settings
 from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
-from .index import at_rest, models, retention
+from .index import at_rest, models, retention, vector_file
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.records import PageRecord
 from .index.store import Store
@@ -39,7 +39,6 @@ from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
-VECTOR_DIR = "vectors"
 LOCK_NAME = "write.lock"
 
 Progress = Callable[[int, int], None]
@@ -150,7 +149,8 @@ class Rewind(Forgetting):
                 if cipher is None:
                     pages = store.counts()["pages"]
                     at_rest.encrypt_store(store)
-                    shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # plain codes
+                    # plain codes
+                    shutil.rmtree(self.data_dir / vector_file.DIRECTORY, ignore_errors=True)
                     cipher, info = at_rest.open_cipher(store, str(self.data_dir))
                     self.audit.write("encrypted", pages=pages, key=info.key_place)
             finally:
@@ -390,7 +390,7 @@ class Rewind(Forgetting):
             self.text_index.rebuild(store)
             with self._vec_lock:
                 self._vectors = None
-                shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # derived
+                shutil.rmtree(self.data_dir / vector_file.DIRECTORY, ignore_errors=True)  # derived
         return {"embedded_passages": embedded, "text_docs": self.text_index.num_docs()}
 
     # ---- reads ----------------------------------------------------------------------------
@@ -401,8 +401,9 @@ class Rewind(Forgetting):
             return None
         if self._vectors is None or self._vectors.model_id != emb.model_id:
             # An encrypted store's snapshot is sealed with its key (vector_file.py).
-            self._vectors = VectorIndex(emb.model_id, emb.dim, self.data_dir / VECTOR_DIR,
-                                        persist=not self.readonly, cipher=self.cipher)
+            self._vectors = VectorIndex(
+                emb.model_id, emb.dim, self.data_dir / vector_file.DIRECTORY,
+                persist=not self.readonly, cipher=self.cipher)
         return self._vectors
 
     @contextmanager

@@ -35,6 +35,7 @@ from . import codes as codes_mod
 from .cipher import FieldCipher
 from .codes import Quantiser
 
+DIRECTORY = "vectors"  # the snapshots' folder in a data directory, one file a model
 MAGIC = b"RWVEC001"
 SEALED_MAGIC = b"RWVECSE1"
 _ALIGN = 64
@@ -162,6 +163,37 @@ def read(path: Path, model_id: str, dim: int, bits: int, store_id: str,
          cipher: FieldCipher | None = None) -> Snapshot | None:
     """The snapshot at `path` (memory-mapped read-only; in memory when sealed with
     `cipher`); None if absent, damaged, foreign or not sealed as asked."""
+    snap = load(path, cipher)
+    if snap is None or (snap.model_id, snap.dim, snap.bits, snap.store_id) != (
+            model_id, dim, bits, store_id):
+        return None
+    return snap
+
+
+def drop_pages(path: Path, page_ids: list[int], cipher: FieldCipher | None = None) -> None:
+    """Rewrite the snapshot at `path` without the rows of `page_ids` (forgotten pages: their
+    codes and int8 rows must not stay on disk until the next compaction). The sequence is
+    kept: the store's changes since it delete those pages again, finding nothing. A file
+    that cannot be read is removed (it is derived; the index rebuilds it)."""
+    if not path.exists():
+        return
+    snap = load(path, cipher)
+    if snap is None:
+        path.unlink(missing_ok=True)
+        return
+    keep = ~np.isin(snap.page_ids, np.asarray(page_ids, np.int64))
+    if keep.all():
+        return
+    write(path, Snapshot(snap.model_id, snap.dim, snap.bits, snap.store_id, snap.seq,
+                         snap.quantiser, np.asarray(snap.passage_ids)[keep],
+                         np.asarray(snap.page_ids)[keep],
+                         np.ascontiguousarray(np.asarray(snap.codes)[:, keep]),
+                         np.asarray(snap.int8)[keep]), cipher)
+
+
+def load(path: Path, cipher: FieldCipher | None = None) -> Snapshot | None:
+    """Whatever snapshot is at `path`, as its header describes it (no checks against a
+    model or store); None if absent, damaged or not sealed as asked."""
     try:
         buf: bytearray | None = None
         if cipher is not None:
@@ -182,9 +214,7 @@ def read(path: Path, model_id: str, dim: int, bits: int, store_id: str,
             with open(path, "rb") as fh:
                 fh.seek(len(MAGIC) + 4)
                 head = json.loads(fh.read(length))
-        if (head["model_id"], head["dim"], head["bits"], head["store_id"]) != (
-                model_id, dim, bits, store_id):
-            return None
+        dim, bits = int(head["dim"]), int(head["bits"])
         n, w = int(head["rows"]), codes_mod.words(bits)
         shapes = [("<f4", (dim,)), ("<f4", (bits, bits)), ("<f4", (dim,)), ("<f4", (dim,)),
                   ("<i8", (n,)), ("<i8", (n,)), ("<u8", (w, n)), ("i1", (n, dim))]
@@ -204,6 +234,7 @@ def read(path: Path, model_id: str, dim: int, bits: int, store_id: str,
             start = _aligned(start + nbytes)
         centre, rotation, low, step = (np.array(a) for a in arrays[:4])
         quantiser = Quantiser(bits, centre, rotation, low, step, int(head["sample_rows"]))
-        return Snapshot(model_id, dim, bits, store_id, int(head["seq"]), quantiser, *arrays[4:])
+        return Snapshot(str(head["model_id"]), dim, bits, str(head["store_id"]),
+                        int(head["seq"]), quantiser, *arrays[4:])
     except (OSError, ValueError, KeyError, TypeError, struct.error):
         return None
