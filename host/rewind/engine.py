@@ -29,21 +29,19 @@ from .config import Settings
 from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
-from .index import at_rest, models, retention
+from .index import at_rest, models, reembed, retention
 from .index.embedder import Embedder, OnnxEmbedder
+from .index.pieces import embed_passages
 from .index.records import PageRecord
 from .index.store import Store
 from .index.text_index import TextIndex
-from .index.vectors import VectorIndex
+from .index.vectors import VectorIndex, snapshot_prefix
 from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
 VECTOR_DIR = "vectors"
 LOCK_NAME = "write.lock"
-
-Progress = Callable[[int, int], None]
-
 
 @dataclass
 class TextIndexState:
@@ -93,6 +91,7 @@ class Rewind(Forgetting):
         self._embedder: Embedder | None = None
         self._embedder_problem: str | None = None
         self._embedder_tried = False
+        self.embedder_load_s: float | None = None  # how long the model took to load
         self._vectors: VectorIndex | None = None
         self._gate: Gate | None = None
         if not readonly:
@@ -236,8 +235,10 @@ class Rewind(Forgetting):
                 try:
                     name, _, dim = self.model_id().partition("@")
                     spec = models.embedding_spec(name)
+                    start = time.perf_counter()
                     self._embedder = OnnxEmbedder(spec, self.model_dir, self.settings,
                                                   dim=int(dim) if dim else None)
+                    self.embedder_load_s = time.perf_counter() - start
                 except RewindError as exc:
                     self._embedder_problem = str(exc)
             self._embedder_tried = True
@@ -303,7 +304,7 @@ class Rewind(Forgetting):
         vectors = None
         model_id = None
         if emb is not None:
-            vectors = emb.embed_documents([p.text for p in prep.passages])
+            vectors = embed_passages(emb, [p.text for p in prep.passages])
             model_id = emb.model_id
         with self._writing() as store:
             existing = store.page_by_url(prep.url)
@@ -328,6 +329,8 @@ class Rewind(Forgetting):
             if model_id and model_id != self.model_id():
                 vectors, model_id = None, None  # the store holds another model's vectors
             page_id, _ids = store.upsert_page(record, prep.passages, vectors, model_id)
+            if vectors is not None and vectors.truncated:
+                reembed.add_truncated(store, model_id, vectors.truncated)
             self._after_write(store)
         status = "updated" if existing else "new"
         self.audit.write("updated" if existing else "indexed", url=prep.url,
@@ -366,32 +369,38 @@ class Rewind(Forgetting):
             url=url, title=str(meta.get("title", "")), text=text,
             visited_at=meta.get("visited_at"), source="ingest", metadata=meta))
 
-    def reindex(self, model: str | None = None, progress: Progress | None = None) -> dict:
-        """Rebuild the derived indexes; with `model`, re-embed everything with that model."""
+    def reindex(self, progress: Callable[[dict], None] | None = None) -> dict:
+        """Rebuild the derived indexes, then embed what lacks a vector, in this thread (a
+        recorded re-embedding job too: reembedding.py; `rewind reindex --model` starts one)."""
+        from .reembedding import Reembedder
+
         with self._writing() as store:
-            if model:
-                spec = models.embedding_spec(model)
-                emb = OnnxEmbedder(spec, self.model_dir, self.settings)
-                if emb.model_id != self.model_id():
-                    store.set_meta("embedding_model", emb.model_id)
-                self._embedder, self._embedder_tried, self._embedder_problem = emb, True, None
-                self._vectors = None
-            emb = self.embedder()
-            embedded = 0
-            if emb is not None:
-                todo = store.pages_missing_vectors(emb.model_id)
-                for i, page_id in enumerate(todo):
-                    rows = store.passages_of([page_id])
-                    vecs = emb.embed_documents([p.text for _, _, p in rows])
-                    store.replace_vectors(page_id, vecs, emb.model_id)
-                    embedded += len(rows)
-                    if progress:
-                        progress(i + 1, len(todo))
             self.text_index.rebuild(store)
             with self._vec_lock:
                 self._vectors = None
                 shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # derived
-        return {"embedded_passages": embedded, "text_docs": self.text_index.num_docs()}
+        before = self._reader().unembedded(self.model_id())
+        Reembedder(self).run(progress)
+        return {"embedded_passages": before - self._reader().unembedded(self.model_id()),
+                "text_docs": self.text_index.num_docs()}
+
+    def switch_embedder(self, emb: Embedder) -> bool:
+        """Make `emb`'s model the store's in one transaction, if its vectors cover every
+        passage (index/reembed.py); searches use it from then on. The old model's vectors
+        are left for the job to delete, its vector snapshot goes now."""
+        with self._writing() as store:
+            old = self.model_id()
+            if not reembed.finish(store, emb.model_id):
+                return False
+            self._embedder, self._embedder_tried, self._embedder_problem = emb, True, None
+            self._gate = None
+            with self._vec_lock:
+                self._vectors = None
+                folder = self.data_dir / VECTOR_DIR
+                if old != emb.model_id and folder.is_dir():
+                    for f in folder.glob(snapshot_prefix(old) + "*"):
+                        f.unlink(missing_ok=True)
+        return True
 
     # ---- reads ----------------------------------------------------------------------------
 
@@ -464,6 +473,10 @@ class Rewind(Forgetting):
             "embedder_ready": self.embedder() is not None,
             "embedder_problem": self._embedder_problem,
             "unembedded_passages": store.unembedded(self.model_id()),
+            "embedder_load_s": None if self.embedder_load_s is None
+            else round(self.embedder_load_s, 2),
+            "split_passages": reembed.split_passages(store, self.model_id()),
+            "truncated_passages": reembed.truncated(store, self.model_id()),
             "data_dir": str(self.data_dir),
         }
 
