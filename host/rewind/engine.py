@@ -221,12 +221,14 @@ class Rewind(Forgetting):
         return f"{spec.name}@{spec.dim}"
 
     def embedder(self) -> Embedder | None:
-        """The embedder, loaded once; None (with `embedder_problem`) when unusable."""
-        if self._embedder_tried:
+        """The embedder, loaded once (again when another process switched the store's
+        model: reembedding.py); None (with `embedder_problem`) when unusable."""
+        if self._embedder_tried and not self._model_switched():
             return self._embedder
         with self._thread_lock:
-            if self._embedder_tried:
+            if self._embedder_tried and not self._model_switched():
                 return self._embedder
+            self._embedder, self._embedder_problem = None, None
             if self._embedder_arg != "auto":
                 self._embedder = self._embedder_arg  # type: ignore[assignment]
                 if self._embedder is None:
@@ -243,6 +245,12 @@ class Rewind(Forgetting):
                     self._embedder_problem = str(exc)
             self._embedder_tried = True
             return self._embedder
+
+    def _model_switched(self) -> bool:
+        if self._embedder_arg != "auto" or self._embedder is None:
+            return False
+        stored = self._reader().get_meta("embedding_model")  # this thread's connection
+        return stored is not None and stored != self._embedder.model_id
 
     @property
     def embedder_problem(self) -> str | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import Code, RewindError
 from ..humanize import ago
+from . import reembed
 from .common import Command, Progress, emit, open_engine
 
 INDEXABLE = (".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".text", ".rst")
@@ -123,14 +124,6 @@ def cmd_pages(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_reindex(args: argparse.Namespace) -> int:
-    with open_engine(args, writer=True) as eng:
-        result = eng.reindex(args.model, progress=Progress("embedding"))
-    emit(args, result, f"re-embedded {result['embedded_passages']} passages; text index has "
-         f"{result['text_docs']} passages")
-    return 0
-
-
 def cmd_doctor(args: argparse.Namespace) -> int:
     from ..checks import Check, profile_checks
 
@@ -163,6 +156,5 @@ def register(command: Command) -> None:
     sp = command("pages", cmd_pages, "list remembered pages, latest first")
     sp.add_argument("--offset", type=int, default=0)
     sp.add_argument("--limit", type=int, default=50)
-    sp = command("reindex", cmd_reindex, "rebuild derived indexes (re-embed with --model)")
-    sp.add_argument("--model", help="embedding model to switch to (see `rewind models`)")
+    reembed.register_reindex(command)
     command("doctor", cmd_doctor, "check models, store and indexes; non-zero exit if broken")

@@ -300,7 +300,10 @@ def profile_stats(engine: Rewind, runner: Reembedder | None = None) -> dict[str,
 
 
 def stats(ctx: Ctx) -> Reply:
-    return {"stats": profile_stats(ctx.engine, ctx.session.reembed)}
+    out = profile_stats(ctx.engine, ctx.session.reembed)
+    if out["reembed"] and out["reembed"]["state"] == "waiting" and ctx.session.reembed:
+        ctx.session.reembed.wake()  # a job another process recorded, or left when it died
+    return {"stats": out}
 
 
 def page_info(ctx: Ctx) -> Reply:
