@@ -67,6 +67,11 @@ export async function forget(deps, msg) {
   return reply;
 }
 
+/** The embedding job: status, start (model, dim), pause, resume, cancel. @param {Deps} deps @param {any} msg */
+export function reindex(deps, msg) {
+  return deps.native.request("reindex", pick(msg, ["action", "model", "dim"]));
+}
+
 /** A piece of a file to import (the options page cuts it). @param {Deps} deps @param {any} msg */
 export function importChunk(deps, msg) {
   return deps.native.request("import_chunk", pick(msg, ["upload", "offset", "data"]));
