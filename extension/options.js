@@ -73,11 +73,11 @@ async function load() {
 /** @type {ReturnType<typeof setTimeout>|undefined} */
 let jobTimer;
 
-/** The search model and its job (lib/reembed.js); while a job runs, fresh every second. */
+/** The search model and its job (lib/reembed.js); while there is a job, fresh every second. */
 async function loadModels(action = "status", fields = {}) {
   let reply;
   try {
-    reply = await call("reindex", { action, ...fields });
+    reply = await call("reindex", { job: action, ...fields });
   } catch (err) {
     msg("model-msg", errText(err), true);
     return;
@@ -90,7 +90,7 @@ async function loadModels(action = "status", fields = {}) {
   const view = reembedView(job, (a) => loadModels(a));
   $("reembed").replaceChildren(...(view ? [view] : []));
   clearTimeout(jobTimer);
-  if (job && ["running", "filling", "waiting"].includes(job.state)) jobTimer = setTimeout(loadModels, 1000);
+  if (job) jobTimer = setTimeout(loadModels, 1000); // paused too: the popup may resume it
 }
 
 /** @param {string[]} list @param {string} listId @param {string} key @param {string} verb */

@@ -121,21 +121,19 @@ function render() {
 /** @type {ReturnType<typeof setTimeout>|undefined} */
 let jobTimer;
 
-/** The embedding job's line and buttons; while it runs, fresh every second. @param {any} job */
+/** The embedding job's line and buttons; while there is one, fresh every second. @param {any} job */
 function renderJob(job) {
   const view = reembedView(job, async (action) => {
-    await call("reindex", { action }).catch((err) => ($("site-note").textContent = String(err?.message ?? err)));
+    await call("reindex", { job: action }).catch((err) => ($("site-note").textContent = String(err?.message ?? err)));
     refreshJob();
   });
   $("reembed").replaceChildren(...(view ? [view] : []));
   clearTimeout(jobTimer);
-  if (job && (job.state === "running" || job.state === "filling" || job.state === "waiting")) {
-    jobTimer = setTimeout(refreshJob, 1000);
-  }
+  if (job) jobTimer = setTimeout(refreshJob, 1000); // paused too: options may resume it
 }
 
 async function refreshJob() {
-  const reply = await call("reindex", { action: "status" }).catch(() => null);
+  const reply = await call("reindex", { job: "status" }).catch(() => null);
   if (reply) renderJob(reply.reembed);
 }
 
