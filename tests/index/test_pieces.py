@@ -57,3 +57,10 @@ def test_the_real_tokenizer_splits_within_its_window(embedder):
     assert not cut and len(pieces) >= 2
     assert all(embedder.count_tokens(p) <= embedder.max_tokens for p in pieces)
     assert "".join(pieces).replace(" ", "") == long.replace(" ", "")
+
+
+def test_pieces_are_of_even_length_not_full_windows_and_a_stub():
+    emb = FakeEmbedder(16, max_tokens=8)
+    text = " ".join(f"w{i}" for i in range(17))
+    pieces, cut = split(text, emb)
+    assert not cut and [emb.count_tokens(p) for p in pieces] == [6, 6, 5]  # not 8, 8, 1

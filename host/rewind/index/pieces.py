@@ -6,7 +6,8 @@ text, as before); it keeps one vector per piece (store: vectors keyed by passage
 and piece) and dense search scores it by its best piece (index/vectors.py). A split is
 therefore the model's business: another model with a longer window keeps the passage
 whole, and re-embedding never changes passages. Pieces end at whitespace when one lies in
-the last fifth of the window, so words are rarely cut. Past `MAX_PIECES` the rest of a
+the last fifth of the piece, so words are rarely cut; the pieces of a passage are of even
+length (a stub of a few words would match too many queries). Past `MAX_PIECES` the rest of a
 passage is not embedded: that is counted (`PassageVectors.truncated`) and logged.
 This module must never store anything, nor change a passage's text.
 """
@@ -36,12 +37,17 @@ def split(text: str, emb: Embedder, max_pieces: int = MAX_PIECES) -> tuple[list[
         return [text], False
     pieces: list[str] = []
     rest = text
+    want = -(-emb.count_tokens(text) // emb.max_tokens)  # pieces needed, rounded up
     while rest and len(pieces) < max_pieces:
-        if emb.count_tokens(rest) <= emb.max_tokens:
+        left = emb.count_tokens(rest)
+        if left <= emb.max_tokens:
             pieces.append(rest)
             rest = ""
             break
-        head = emb.truncate_to_tokens(rest, emb.max_tokens)
+        # Pieces of even length: a short tail piece would match any query that shares a
+        # few of its words (bench/reembed.py measured greedy 256 + a stub below cutting).
+        share = -(-left // max(1, want - len(pieces)))
+        head = emb.truncate_to_tokens(rest, min(emb.max_tokens, max(share, 8)))
         if not head.strip():  # one token longer than a window: take what fits of it
             head = rest[: max(1, len(rest) // 2)]
             while len(head) > 1 and emb.count_tokens(head) > emb.max_tokens:

@@ -58,7 +58,7 @@ class Session:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
-        if self.reembed is not None and not self.reembed.stop(timeout=1.0):
+        if self.reembed is not None and not self.reembed.stop(timeout=0.5):
             self.engine = None  # its thread is mid-batch: the process exit ends it
         if self.answerer is not None:
             self.answerer.close()
