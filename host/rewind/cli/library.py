@@ -92,11 +92,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
              f"{stats['storage_bytes'] / 1e6:.1f} MB in {stats['data_dir']}\n"
              f"embedding model: {stats['embedding_model']}"
              + ("" if stats["embedder_ready"] else f" (unavailable: {stats['embedder_problem']})")
+             + _job_line(stats["reembed"])
              + f"\nanswering model: {stats['answer_model'] or 'none: answers are extracts'}"
              + (f"\nlast indexed: {last['title'] or last['url']} ({ago(last['at'])})"
                 if last else "") + "\n" + _storage_lines(stats))
     emit(args, stats, human)
     return 0
+
+
+def _job_line(job: dict | None) -> str:
+    if not job or job.get("done") is None:
+        return ""
+    return (f"\nre-embedding with {job['model']}: {job['done']}/{job['total']} passages, "
+            f"{job['state']}" + (f" ({job['problem']})" if job.get("problem") else ""))
 
 
 def _storage_lines(stats: dict) -> str:

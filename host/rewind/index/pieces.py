@@ -37,7 +37,8 @@ def split(text: str, emb: Embedder, max_pieces: int = MAX_PIECES) -> tuple[list[
         return [text], False
     pieces: list[str] = []
     rest = text
-    want = -(-emb.count_tokens(text) // emb.max_tokens)  # pieces needed, rounded up
+    # pieces needed, rounded up (more than max_pieces: full windows, then the tail is cut)
+    want = min(max_pieces, -(-emb.count_tokens(text) // emb.max_tokens))
     while rest and len(pieces) < max_pieces:
         left = emb.count_tokens(rest)
         if left <= emb.max_tokens:
