@@ -384,9 +384,9 @@ class Rewind(Forgetting):
 
         with self._writing() as store:
             self.text_index.rebuild(store)
-            with self._vec_lock:
-                self._vectors = None
-                shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # derived
+        with self._vec_lock:  # never inside the write lock (switch_embedder says why)
+            self._vectors = None
+            shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # derived
         before = self._reader().unembedded(self.model_id())
         Reembedder(self).run(progress)
         return {"embedded_passages": before - self._reader().unembedded(self.model_id()),
@@ -402,12 +402,14 @@ class Rewind(Forgetting):
                 return False
             self._embedder, self._embedder_tried, self._embedder_problem = emb, True, None
             self._gate = None
-            with self._vec_lock:
-                self._vectors = None
-                folder = self.data_dir / VECTOR_DIR
-                if old != emb.model_id and folder.is_dir():
-                    for f in folder.glob(snapshot_prefix(old) + "*"):
-                        f.unlink(missing_ok=True)
+        # After the write lock: a search holds the vector lock while it may load an embedder
+        # (which takes the thread lock), so the two are never taken in the other order.
+        with self._vec_lock:
+            self._vectors = None  # (a search rebuilds it for the new model anyway)
+            folder = self.data_dir / VECTOR_DIR
+            if old != emb.model_id and folder.is_dir():
+                for f in folder.glob(snapshot_prefix(old) + "*"):
+                    f.unlink(missing_ok=True)
         return True
 
     # ---- reads ----------------------------------------------------------------------------
