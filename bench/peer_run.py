@@ -87,7 +87,8 @@ def run_rewind(texts, vecs, queries, qvecs, folder: Path):
             return " ".join(text.split()[:n])
 
     t0 = time.perf_counter()
-    eng = Rewind.open(folder, Settings(), embedder=Given())
+    # Unencrypted, like the peers' stores (and its vector snapshot memory-mapped).
+    eng = Rewind.open(folder, Settings(encrypt_at_rest=False), embedder=Given())
     store = eng._writer
     store.set_meta("embedding_model", Given.model_id)
     pages: list[list[int]] = []

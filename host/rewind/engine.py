@@ -29,7 +29,7 @@ from .config import Settings
 from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
-from .index import at_rest, models, reembed, retention
+from .index import at_rest, models, reembed, retention, vector_file
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.pieces import embed_passages
 from .index.records import PageRecord
@@ -40,7 +40,6 @@ from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
-VECTOR_DIR = "vectors"
 LOCK_NAME = "write.lock"
 
 @dataclass
@@ -149,7 +148,8 @@ class Rewind(Forgetting):
                 if cipher is None:
                     pages = store.counts()["pages"]
                     at_rest.encrypt_store(store)
-                    shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # plain codes
+                    # plain codes
+                    shutil.rmtree(self.data_dir / vector_file.DIRECTORY, ignore_errors=True)
                     cipher, info = at_rest.open_cipher(store, str(self.data_dir))
                     self.audit.write("encrypted", pages=pages, key=info.key_place)
             finally:
@@ -386,7 +386,7 @@ class Rewind(Forgetting):
             self.text_index.rebuild(store)
         with self._vec_lock:  # never inside the write lock (switch_embedder says why)
             self._vectors = None
-            shutil.rmtree(self.data_dir / VECTOR_DIR, ignore_errors=True)  # derived
+            shutil.rmtree(self.data_dir / vector_file.DIRECTORY, ignore_errors=True)  # derived
         before = self._reader().unembedded(self.model_id())
         Reembedder(self).run(progress)
         return {"embedded_passages": before - self._reader().unembedded(self.model_id()),
@@ -406,7 +406,7 @@ class Rewind(Forgetting):
         # (which takes the thread lock), so the two are never taken in the other order.
         with self._vec_lock:
             self._vectors = None  # (a search rebuilds it for the new model anyway)
-            folder = self.data_dir / VECTOR_DIR
+            folder = self.data_dir / vector_file.DIRECTORY
             if old != emb.model_id and folder.is_dir():
                 for f in folder.glob(snapshot_prefix(old) + "*"):
                     f.unlink(missing_ok=True)
@@ -419,11 +419,10 @@ class Rewind(Forgetting):
         if emb is None:
             return None
         if self._vectors is None or self._vectors.model_id != emb.model_id:
-            # An encrypted store keeps no snapshot of its vectors on disk (its codes and int8
-            # rows would say what the sealed vectors say): the index is built in memory.
-            directory = None if self.cipher else self.data_dir / VECTOR_DIR
-            self._vectors = VectorIndex(emb.model_id, emb.dim, directory,
-                                        persist=not self.readonly)
+            # An encrypted store's snapshot is sealed with its key (vector_file.py).
+            self._vectors = VectorIndex(
+                emb.model_id, emb.dim, self.data_dir / vector_file.DIRECTORY,
+                persist=not self.readonly, cipher=self.cipher)
         return self._vectors
 
     @contextmanager

@@ -2,9 +2,9 @@
 
 Forget a page, a site, a time range or everything in one write: the store (rows
 overwritten), the text index (caught up before the write lock goes), the vectors (before
-the next search), the WAL (emptied), the audit log (the pages' lines removed) and a forget
-mark for copies still on their way. Retention forgets what the person's limits say must go,
-oldest first, as `expired`.
+the next search; the snapshots on disk rewritten without them), the WAL (emptied), the
+audit log (the pages' lines removed) and a forget mark for copies still on their way.
+Retention forgets what the person's limits say must go, oldest first, as `expired`.
 This module must never forget anything it was not asked to, or keep what it forgot.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .capture import urls
 from .errors import Code, RewindError
-from .index import retention
+from .index import retention, vector_file
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .audit import AuditLog
     from .config import Settings
     from .forget_marks import ForgetMarks
+    from .index.cipher import FieldCipher
     from .index.store import Store
     from .index.text_index import TextIndex
 
@@ -35,6 +36,7 @@ class Forgetting:
 
     data_dir: Path
     settings: Settings
+    cipher: FieldCipher | None
     audit: AuditLog
     marks: ForgetMarks
     text_index: TextIndex
@@ -52,6 +54,10 @@ class Forgetting:
         gone = {p.url for p in store.pages_by_ids(ids).values()}
         removed = store.delete_pages(ids)
         store.checkpoint()
+        # The vector snapshots would keep the pages' codes and int8 rows until their next
+        # compaction: rewritten without them now (this process's index marks them dead).
+        for snap in sorted((self.data_dir / vector_file.DIRECTORY).glob("*.rvec")):
+            vector_file.drop_pages(snap, ids, self.cipher)
 
         def named(entry: dict) -> bool:
             if entry.get("url") in gone or kind == "everything":

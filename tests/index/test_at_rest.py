@@ -10,7 +10,7 @@ from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
-from rewind.index import keys
+from rewind.index import keys, vector_file
 from rewind.index.at_rest import describe
 from rewind.search import SearchQuery
 
@@ -50,8 +50,9 @@ def test_no_plaintext_anywhere_and_search_works(tmp_path, embedder, model_dir):
         assert eng.stats()["encryption"]["encrypted"] is True
         assert eng.integrity() == []
         assert eng.vector_state().missing == 0
-        # no snapshot of the vectors on disk: its codes would say what the sealed rows say
-        assert not (data / "vectors").exists()
+        # the vector snapshot's codes and int8 rows say what the sealed rows say: sealed too
+        snaps = list((data / "vectors").glob("*.rvec"))
+        assert snaps and all(f.read_bytes()[:8] == vector_file.SEALED_MAGIC for f in snaps)
     with Rewind.open(data, writer=False, embedder=embedder, model_dir=model_dir) as reader:
         assert reader.page_info("https://site2.example/article")["title"] == f"{SECRET} 2"
 

@@ -1,5 +1,6 @@
 import numpy as np
 from rewind.index import vector_file
+from rewind.index.cipher import FieldCipher, new_key
 from rewind.index.codes import Quantiser
 from rewind.index.vector_file import Snapshot
 
@@ -42,3 +43,31 @@ def test_absent_damaged_or_foreign_is_none(tmp_path):
     assert vector_file.read(path, "m@8", 8, 8, "store1") is None
     path.write_bytes(b"not a snapshot at all")
     assert vector_file.read(path, "m@8", 8, 8, "store1") is None
+
+
+def test_sealed_round_trip_in_memory_and_only_with_its_key(tmp_path, monkeypatch):
+    monkeypatch.setattr(vector_file, "_BLOCK", 256)  # several blocks
+    snap, key = snapshot(n=40), FieldCipher(new_key(), "k1")
+    path = tmp_path / "m.rvec"
+    vector_file.write(path, snap, key)
+    raw = path.read_bytes()
+    assert raw[:8] == vector_file.SEALED_MAGIC
+    assert snap.int8.tobytes()[:64] not in raw and snap.passage_ids.tobytes() not in raw
+    back = vector_file.read(path, "m@8", 8, 8, "store1", key)
+    assert back.seq == 42 and len(back) == 40 and not isinstance(back.codes.base, np.memmap)
+    for name in ("passage_ids", "page_ids", "codes", "int8"):
+        np.testing.assert_array_equal(getattr(back, name), getattr(snap, name))
+    assert vector_file.read(path, "m@8", 8, 8, "store1") is None  # not without the key
+    assert vector_file.read(path, "m@8", 8, 8, "store1", FieldCipher(new_key(), "k2")) is None
+    # blocks swapped: each block's number is bound in, so the file does not open
+    blocks, at = [], 8
+    while at < len(raw):
+        n = int.from_bytes(raw[at:at + 8], "little")
+        blocks.append(raw[at:at + 8 + n])
+        at += 8 + n
+    assert len(blocks) > 2
+    path.write_bytes(raw[:8] + blocks[1] + blocks[0] + b"".join(blocks[2:]))
+    assert vector_file.read(path, "m@8", 8, 8, "store1", key) is None
+    # a plain snapshot is not taken for a sealed one
+    vector_file.write(path, snap)
+    assert vector_file.read(path, "m@8", 8, 8, "store1", key) is None

@@ -9,6 +9,7 @@ import base64
 import pytest
 from host_process import HostProcess
 from rewind.engine import Rewind
+from rewind.index import vector_file
 
 TOPICS = ["lichen on granite boulders", "copper kettle polishing", "kestrel hovering flight",
           "sourdough crumb structure", "tidal pools at low water", "violin bow rehair"]
@@ -51,10 +52,14 @@ def stores(data_dir, model_dir) -> dict:
         passages = eng.reader().passages_by_ids(text.stored)
         page_of = {pid: page_id for pid, (page_id, _p) in passages.items()}
         pages = eng.reader().pages_by_ids(set(page_of.values()))
+        on_disk = set()  # page ids in the vector snapshots (sealed: the store's key opens them)
+        for f in (data_dir / vector_file.DIRECTORY).glob("*.rvec"):
+            on_disk |= set(vector_file.load(f, eng.cipher).page_ids.tolist())
         return {"urls": urls, "text_index": {pages[page_of[p]].url for p in text.indexed},
                 "vectors": {pages[page_of[p]].url for p in vec.vector_ids},
                 "audit": {e.get("url") for e in eng.audit.entries()} - {None},
-                "text_in_sync": text.indexed == text.stored and text.applied == text.seq}
+                "text_in_sync": text.indexed == text.stored and text.applied == text.seq,
+                "snapshot": {pages[i].url if i in pages else i for i in on_disk}}
 
 
 def test_forget_at_every_level(host, model_dir):
@@ -62,7 +67,9 @@ def test_forget_at_every_level(host, model_dir):
     everything = {f"https://a.example/notes/{i}" for i in (0, 1)} | {
         "https://blog.b.example/notes/2", "https://c.example/notes/3",
         "https://c.example/notes/4", "https://d.example/notes/5"}
-    assert stores(h.data_dir, model_dir)["vectors"] == everything
+    assert urls_found(h, "notes") == everything  # a search writes the vector snapshot
+    before = stores(h.data_dir, model_dir)
+    assert before["vectors"] == before["snapshot"] == everything
     steps = [({"url": "https://a.example/notes/0#frag"}, {"https://a.example/notes/0"}),
              ({"domain": "b.example"}, {"https://blog.b.example/notes/2"}),
              ({"since": 1.8e9, "until": 1.85e9}, {"https://c.example/notes/3",
@@ -76,11 +83,11 @@ def test_forget_at_every_level(host, model_dir):
             assert not urls_found(h, TOPICS[i]) & gone
             assert not urls_found(h, f"page {i} of my reading") & gone
         s = stores(h.data_dir, model_dir)
-        assert s["urls"] == s["text_index"] == s["vectors"] == left, (fields, s)
+        assert s["urls"] == s["text_index"] == s["vectors"] == s["snapshot"] == left, (fields, s)
         assert s["audit"] <= left and s["text_in_sync"]
     assert h.ok("clear", confirm=True)["removed"] == len(left)
     s = stores(h.data_dir, model_dir)
-    assert s["urls"] == s["text_index"] == s["vectors"] == s["audit"] == set()
+    assert s["urls"] == s["text_index"] == s["vectors"] == s["audit"] == s["snapshot"] == set()
     assert not urls_found(h, "notes")
 
 

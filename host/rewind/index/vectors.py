@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from . import codes, vector_file
+from .cipher import FieldCipher
 from .store import Store
 from .vector_file import Snapshot
 
@@ -53,12 +54,15 @@ class DenseHit:
 class VectorIndex:
     """Codes of one model's vectors. `directory`: where the snapshot lives (None: memory
     only); `persist`: whether this process may write it (read-only engines only read it);
-    `bits`: code length, the first `bits` dimensions (fewer: Matryoshka truncation)."""
+    `bits`: code length, the first `bits` dimensions (fewer: Matryoshka truncation);
+    `cipher`: an encrypted store's, which seals the snapshot (vector_file.py)."""
 
     def __init__(self, model_id: str, dim: int, directory: Path | None = None, *,
                  persist: bool = True, bits: int | None = None,
-                 candidates: int = CANDIDATES, rescore: int = RESCORE):
+                 candidates: int = CANDIDATES, rescore: int = RESCORE,
+                 cipher: FieldCipher | None = None):
         self.model_id = model_id
+        self.cipher = cipher
         self.dim = dim
         self.bits = min(bits or dim, dim)
         self.candidates = candidates
@@ -109,7 +113,7 @@ class VectorIndex:
             return
         if self._snap is None:
             snap = vector_file.read(self.path, self.model_id, self.dim, self.bits,
-                                    store.store_id()) if self.path else None
+                                    store.store_id(), self.cipher) if self.path else None
             if snap is None or snap.seq > store.seq():  # none, or from a restored store's future
                 snap = self._build(store, target)
             self._set_base(snap)
@@ -159,7 +163,9 @@ class VectorIndex:
         """Write `snap` (when this process may) and return it memory-mapped from the file."""
         if not self.persist:
             return snap
-        vector_file.write(self.path, snap)
+        vector_file.write(self.path, snap, self.cipher)
+        if self.cipher is not None:
+            return snap  # read back, it would be a second copy in memory
         return vector_file.read(self.path, self.model_id, self.dim, self.bits,
                                 snap.store_id) or snap
 
