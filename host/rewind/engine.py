@@ -29,7 +29,7 @@ from .config import Settings
 from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
-from .index import at_rest, models, reembed, retention, vector_file
+from .index import at_rest, embedding_job, models, retention, vector_file
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.pieces import embed_passages
 from .index.records import PageRecord
@@ -338,7 +338,7 @@ class Rewind(Forgetting):
                 vectors, model_id = None, None  # the store holds another model's vectors
             page_id, _ids = store.upsert_page(record, prep.passages, vectors, model_id)
             if vectors is not None and vectors.truncated:
-                reembed.add_truncated(store, model_id, vectors.truncated)
+                embedding_job.add_truncated(store, model_id, vectors.truncated)
             self._after_write(store)
         status = "updated" if existing else "new"
         self.audit.write("updated" if existing else "indexed", url=prep.url,
@@ -394,11 +394,11 @@ class Rewind(Forgetting):
 
     def switch_embedder(self, emb: Embedder) -> bool:
         """Make `emb`'s model the store's in one transaction, if its vectors cover every
-        passage (index/reembed.py); searches use it from then on. The old model's vectors
+        passage (index/embedding_job.py); searches use it from then on. The old model's vectors
         are left for the job to delete, its vector snapshot goes now."""
         with self._writing() as store:
             old = self.model_id()
-            if not reembed.finish(store, emb.model_id):
+            if not embedding_job.finish(store, emb.model_id):
                 return False
             self._embedder, self._embedder_tried, self._embedder_problem = emb, True, None
             self._gate = None
@@ -484,8 +484,8 @@ class Rewind(Forgetting):
             "unembedded_passages": store.unembedded(self.model_id()),
             "embedder_load_s": None if self.embedder_load_s is None
             else round(self.embedder_load_s, 2),
-            "split_passages": reembed.split_passages(store, self.model_id()),
-            "truncated_passages": reembed.truncated(store, self.model_id()),
+            "split_passages": embedding_job.split_passages(store, self.model_id()),
+            "truncated_passages": embedding_job.truncated(store, self.model_id()),
             "data_dir": str(self.data_dir),
         }
 

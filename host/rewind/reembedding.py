@@ -4,7 +4,7 @@ One `Reembedder` per engine. Its work, one small step at a time: passages of the
 model without a vector (indexed while the model was missing) get one; for a job's target
 model every passage gets one, in batches of `reembed_batch` passages, each batch embedded
 outside the write lock and stored in one short transaction with the job's record
-(index/reembed.py), so a kill at any moment loses at most the batch in hand; once the
+(index/embedding_job.py), so a kill at any moment loses at most the batch in hand; once the
 target covers every passage it becomes the active model in one transaction and the old
 model's vectors are deleted in small batches. Search uses the active model throughout.
 Between batches it gives way to interactive requests (`busy`), for at most
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import Code, RewindError
+from .index import embedding_job as record
 from .index import models
-from .index import reembed as record
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.pieces import embed_passages
 

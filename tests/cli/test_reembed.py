@@ -69,7 +69,7 @@ def test_a_job_killed_half_way_is_finished_by_the_next_command(data):
                              "reindex", "--model", MINILM, "--dim", "256"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     from rewind.engine import Rewind
-    from rewind.index import reembed
+    from rewind.index import embedding_job as reembed
 
     deadline = time.monotonic() + 300
     done = 0

@@ -52,7 +52,7 @@ def _hours(seconds: float) -> str:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from ..index import reembed as record
+    from ..index import embedding_job as record
     from ..reembedding import Reembedder, model_id_for
 
     target = model_id_for(args.model, args.dim) if args.model else None
@@ -89,7 +89,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 def _attach(eng, bar: JobBar) -> dict:
     """Show another process's job until it ends (read from the store)."""
-    from ..index import reembed as record
+    from ..index import embedding_job as record
     from ..reembedding import status
 
     print("attached to the job the browser's host is running (Ctrl-C detaches; the job "

@@ -302,7 +302,7 @@ class Store:
         replacing any they had, in one transaction; passages deleted meanwhile are left out.
         `stamp`: mark their pages changed (the active model's vectors: the vector index
         catches up); a model not yet in use needs no stamp. `then(db, written)` runs inside
-        the same transaction (a job's record: reembed.py). Returns passages written."""
+        the same transaction (a job's record: embedding_job.py). Returns passages written."""
         with self.transaction() as db:
             ids = np.asarray(passage_ids, np.int64)
             alive = set()

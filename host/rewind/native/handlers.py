@@ -53,7 +53,7 @@ class Session:
     data_dir: Path | None = None
     engine: Rewind | None = None  # once hello has opened the profile
     answerer: Answerer | None = None  # keeps the language model loaded (warm)
-    reembed: Reembedder | None = None  # the background embedding job (native/reembed.py)
+    reembed: Reembedder | None = None  # the background embedding job (native/reindex.py)
     busy: Callable[[], bool] = lambda: False  # interactive requests in flight (the host's)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -406,7 +406,7 @@ def _data_handler(name: str) -> Callable[[Ctx], Reply]:
 
 
 def _reembed_handler(ctx: Ctx) -> Reply:
-    from .reembed import reindex
+    from .reindex import reindex
 
     return reindex(ctx)
 
@@ -428,7 +428,7 @@ HANDLERS: dict[str, Handler] = {
     "get_settings": Handler(get_settings, "read"),
     "export": Handler(export, "slow"),
     "backup": Handler(_data_handler("backup"), "slow"),  # native/backups.py
-    "reindex": Handler(_reembed_handler, "read"),  # native/reembed.py
+    "reindex": Handler(_reembed_handler, "read"),  # native/reindex.py
     "import_chunk": Handler(_data_handler("import_chunk"), "write"),
     "import_backup": Handler(_data_handler("import_backup"), "slow"),
     "ask": Handler(ask, "slow"),

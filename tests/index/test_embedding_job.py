@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
-from rewind.index import reembed
+from rewind.index import embedding_job as reembed
 from rewind.index.migrations import MIGRATIONS, SCHEMA_VERSION
 from rewind.index.records import PageRecord, PassageRecord, PassageVectors
 from rewind.index.store import Store

@@ -15,7 +15,7 @@ import pytest
 from host_process import HostProcess
 from rewind.config import Settings
 from rewind.engine import Rewind
-from rewind.index import reembed
+from rewind.index import embedding_job as reembed
 from test_engine import index_faq
 
 MINILM = "all-minilm-l6-v2-int8"
