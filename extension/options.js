@@ -19,6 +19,7 @@ import { h } from "./lib/dom.js";
 import { backupName, fromBase64, pieces, saveBlob, toBase64 } from "./lib/files.js";
 import { domainFilter, formatBytes, formatCount, relativeTime } from "./lib/format.js";
 import { retentionLine, storageLine } from "./lib/kept.js";
+import { modelChooser, reembedView } from "./lib/reembed.js";
 import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS } from "./lib/settings.js";
 import { hostSettingGroups, readField } from "./lib/settings-form.js";
@@ -64,8 +65,32 @@ async function load() {
       msg("host-msg", errText(err), true);
     }
     call("profiles").then(renderProfiles, (err) => msg("data-msg", errText(err), true));
+    loadModels();
     renderStorage(status.stats);
   }
+}
+
+/** @type {ReturnType<typeof setTimeout>|undefined} */
+let jobTimer;
+
+/** The search model and its job (lib/reembed.js); while there is a job, fresh every second. */
+async function loadModels(action = "status", fields = {}) {
+  let reply;
+  try {
+    reply = await call("reindex", { job: action, ...fields });
+  } catch (err) {
+    msg("model-msg", errText(err), true);
+    return;
+  }
+  $("model-choose").replaceChildren(modelChooser(reply, (model, dim) => {
+    msg("model-msg", "");
+    loadModels("start", { model, dim });
+  }));
+  const job = reply.reembed;
+  const view = reembedView(job, (a) => loadModels(a));
+  $("reembed").replaceChildren(...(view ? [view] : []));
+  clearTimeout(jobTimer);
+  if (job) jobTimer = setTimeout(loadModels, 1000); // paused too: the popup may resume it
 }
 
 /** @param {string[]} list @param {string} listId @param {string} key @param {string} verb */

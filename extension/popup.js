@@ -17,6 +17,7 @@ import { call, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
 import { formatBytes, formatCount, modelsInUse, relativeTime } from "./lib/format.js";
 import { retentionLine, storageLine } from "./lib/kept.js";
+import { reembedView } from "./lib/reembed.js";
 import { pageStatusLine } from "./lib/status.js";
 
 /** @param {string} id */
@@ -109,10 +110,31 @@ function render() {
     );
   }
 
+  renderJob(connected ? stats?.reembed : null);
+
   const pause = /** @type {HTMLButtonElement} */ ($("pause"));
   pause.textContent = settings.paused ? "Resume Rewind" : "Pause Rewind";
   pause.setAttribute("aria-pressed", settings.paused ? "true" : "false");
   pause.disabled = !inExtension();
+}
+
+/** @type {ReturnType<typeof setTimeout>|undefined} */
+let jobTimer;
+
+/** The embedding job's line and buttons; while there is one, fresh every second. @param {any} job */
+function renderJob(job) {
+  const view = reembedView(job, async (action) => {
+    await call("reindex", { job: action }).catch((err) => ($("site-note").textContent = String(err?.message ?? err)));
+    refreshJob();
+  });
+  $("reembed").replaceChildren(...(view ? [view] : []));
+  clearTimeout(jobTimer);
+  if (job) jobTimer = setTimeout(refreshJob, 1000); // paused too: options may resume it
+}
+
+async function refreshJob() {
+  const reply = await call("reindex", { job: "status" }).catch(() => null);
+  if (reply) renderJob(reply.reembed);
 }
 
 function renderPage() {

@@ -96,12 +96,16 @@ function renderStatus() {
 
   const dot = /** @type {HTMLElement} */ ($("status").querySelector(".dot"));
   dot.className = `dot ${host.state === "connected" ? "connected" : host.state === "connecting" ? "" : "error"}`;
-  const pages = (state.stats ?? host.hello?.stats)?.pages;
+  const stats = state.stats ?? host.hello?.stats;
+  const pages = stats?.pages;
+  // The host loads the search model while it says hello: the first time, that is the wait.
+  const load = Number(stats?.embedder_load_s);
   $("status-text").textContent =
     host.state === "connected"
-      ? `Connected${Number.isFinite(pages) ? ` — ${formatCount(pages)} pages` : ""}`
+      ? `Connected${Number.isFinite(pages) ? ` — ${formatCount(pages)} pages` : ""}` +
+        (Number.isFinite(load) && load >= 1 ? ` · search model loaded in ${load.toFixed(1)} s` : "")
       : host.state === "connecting"
-        ? "Connecting…"
+        ? "Connecting… (loading the search model)"
         : "Not connected";
 
   for (const r of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('input[name="mode"]'))) {

@@ -38,6 +38,7 @@ export const HANDLERS = Object.freeze({
   forget: relay.forget,
   clear: relay.clear,
   import_chunk: relay.importChunk,
+  reindex: relay.reindex,
   profiles: relay.profiles,
   use_profile: relay.useProfile,
   // what is recorded

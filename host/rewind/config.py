@@ -67,6 +67,9 @@ class Settings:
     embed_batch_size: int = knob(16, "passages embedded per ONNX run")
     onnx_threads: int = knob(2, "onnxruntime intra-op threads")
     query_cache_size: int = knob(512, "query embeddings kept (LRU)")
+    reembed_batch: int = knob(32, "passages a re-embedding step embeds and stores at once")
+    reembed_yield_max_s: float = knob(
+        2.0, "a re-embedding step waits at most this long for interactive requests to finish")
 
     # --- search ---
     default_limit: int = knob(10, "results a search shows when it does not say",

@@ -29,20 +29,18 @@ from .config import Settings
 from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
-from .index import at_rest, models, retention, vector_file
+from .index import at_rest, embedding_job, models, retention, vector_file
 from .index.embedder import Embedder, OnnxEmbedder
+from .index.pieces import embed_passages
 from .index.records import PageRecord
 from .index.store import Store
 from .index.text_index import TextIndex
-from .index.vectors import VectorIndex
+from .index.vectors import VectorIndex, snapshot_prefix
 from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
 LOCK_NAME = "write.lock"
-
-Progress = Callable[[int, int], None]
-
 
 @dataclass
 class TextIndexState:
@@ -92,6 +90,7 @@ class Rewind(Forgetting):
         self._embedder: Embedder | None = None
         self._embedder_problem: str | None = None
         self._embedder_tried = False
+        self.embedder_load_s: float | None = None  # how long the model took to load
         self._vectors: VectorIndex | None = None
         self._gate: Gate | None = None
         if not readonly:
@@ -222,12 +221,14 @@ class Rewind(Forgetting):
         return f"{spec.name}@{spec.dim}"
 
     def embedder(self) -> Embedder | None:
-        """The embedder, loaded once; None (with `embedder_problem`) when unusable."""
-        if self._embedder_tried:
+        """The embedder, loaded once (again when another process switched the store's
+        model: reembedding.py); None (with `embedder_problem`) when unusable."""
+        if self._embedder_tried and not self._model_switched():
             return self._embedder
         with self._thread_lock:
-            if self._embedder_tried:
+            if self._embedder_tried and not self._model_switched():
                 return self._embedder
+            self._embedder, self._embedder_problem = None, None
             if self._embedder_arg != "auto":
                 self._embedder = self._embedder_arg  # type: ignore[assignment]
                 if self._embedder is None:
@@ -236,12 +237,20 @@ class Rewind(Forgetting):
                 try:
                     name, _, dim = self.model_id().partition("@")
                     spec = models.embedding_spec(name)
+                    start = time.perf_counter()
                     self._embedder = OnnxEmbedder(spec, self.model_dir, self.settings,
                                                   dim=int(dim) if dim else None)
+                    self.embedder_load_s = time.perf_counter() - start
                 except RewindError as exc:
                     self._embedder_problem = str(exc)
             self._embedder_tried = True
             return self._embedder
+
+    def _model_switched(self) -> bool:
+        if self._embedder_arg != "auto" or self._embedder is None:
+            return False
+        stored = self._reader().get_meta("embedding_model")  # this thread's connection
+        return stored is not None and stored != self._embedder.model_id
 
     @property
     def embedder_problem(self) -> str | None:
@@ -303,7 +312,7 @@ class Rewind(Forgetting):
         vectors = None
         model_id = None
         if emb is not None:
-            vectors = emb.embed_documents([p.text for p in prep.passages])
+            vectors = embed_passages(emb, [p.text for p in prep.passages])
             model_id = emb.model_id
         with self._writing() as store:
             existing = store.page_by_url(prep.url)
@@ -328,6 +337,8 @@ class Rewind(Forgetting):
             if model_id and model_id != self.model_id():
                 vectors, model_id = None, None  # the store holds another model's vectors
             page_id, _ids = store.upsert_page(record, prep.passages, vectors, model_id)
+            if vectors is not None and vectors.truncated:
+                embedding_job.add_truncated(store, model_id, vectors.truncated)
             self._after_write(store)
         status = "updated" if existing else "new"
         self.audit.write("updated" if existing else "indexed", url=prep.url,
@@ -366,32 +377,40 @@ class Rewind(Forgetting):
             url=url, title=str(meta.get("title", "")), text=text,
             visited_at=meta.get("visited_at"), source="ingest", metadata=meta))
 
-    def reindex(self, model: str | None = None, progress: Progress | None = None) -> dict:
-        """Rebuild the derived indexes; with `model`, re-embed everything with that model."""
+    def reindex(self, progress: Callable[[dict], None] | None = None) -> dict:
+        """Rebuild the derived indexes, then embed what lacks a vector, in this thread (a
+        recorded re-embedding job too: reembedding.py; `rewind reindex --model` starts one)."""
+        from .reembedding import Reembedder
+
         with self._writing() as store:
-            if model:
-                spec = models.embedding_spec(model)
-                emb = OnnxEmbedder(spec, self.model_dir, self.settings)
-                if emb.model_id != self.model_id():
-                    store.set_meta("embedding_model", emb.model_id)
-                self._embedder, self._embedder_tried, self._embedder_problem = emb, True, None
-                self._vectors = None
-            emb = self.embedder()
-            embedded = 0
-            if emb is not None:
-                todo = store.pages_missing_vectors(emb.model_id)
-                for i, page_id in enumerate(todo):
-                    rows = store.passages_of([page_id])
-                    vecs = emb.embed_documents([p.text for _, _, p in rows])
-                    store.replace_vectors(page_id, vecs, emb.model_id)
-                    embedded += len(rows)
-                    if progress:
-                        progress(i + 1, len(todo))
             self.text_index.rebuild(store)
-            with self._vec_lock:
-                self._vectors = None
-                shutil.rmtree(self.data_dir / vector_file.DIRECTORY, ignore_errors=True)  # derived
-        return {"embedded_passages": embedded, "text_docs": self.text_index.num_docs()}
+        with self._vec_lock:  # never inside the write lock (switch_embedder says why)
+            self._vectors = None
+            shutil.rmtree(self.data_dir / vector_file.DIRECTORY, ignore_errors=True)  # derived
+        before = self._reader().unembedded(self.model_id())
+        Reembedder(self).run(progress)
+        return {"embedded_passages": before - self._reader().unembedded(self.model_id()),
+                "text_docs": self.text_index.num_docs()}
+
+    def switch_embedder(self, emb: Embedder) -> bool:
+        """Make `emb`'s model the store's in one transaction, if its vectors cover every
+        passage (index/embedding_job.py); searches use it from then on. The old model's vectors
+        are left for the job to delete, its vector snapshot goes now."""
+        with self._writing() as store:
+            old = self.model_id()
+            if not embedding_job.finish(store, emb.model_id):
+                return False
+            self._embedder, self._embedder_tried, self._embedder_problem = emb, True, None
+            self._gate = None
+        # After the write lock: a search holds the vector lock while it may load an embedder
+        # (which takes the thread lock), so the two are never taken in the other order.
+        with self._vec_lock:
+            self._vectors = None  # (a search rebuilds it for the new model anyway)
+            folder = self.data_dir / vector_file.DIRECTORY
+            if old != emb.model_id and folder.is_dir():
+                for f in folder.glob(snapshot_prefix(old) + "*"):
+                    f.unlink(missing_ok=True)
+        return True
 
     # ---- reads ----------------------------------------------------------------------------
 
@@ -463,6 +482,10 @@ class Rewind(Forgetting):
             "embedder_ready": self.embedder() is not None,
             "embedder_problem": self._embedder_problem,
             "unembedded_passages": store.unembedded(self.model_id()),
+            "embedder_load_s": None if self.embedder_load_s is None
+            else round(self.embedder_load_s, 2),
+            "split_passages": embedding_job.split_passages(store, self.model_id()),
+            "truncated_passages": embedding_job.truncated(store, self.model_id()),
             "data_dir": str(self.data_dir),
         }
 

@@ -82,6 +82,7 @@ VALID = {
     "list_pages": {"offset": 0, "limit": 20},
     "export": {},
     "backup": {"passphrase": "a passphrase"},
+    "reindex": {"action": "start", "model": "all-minilm-l6-v2-int8", "dim": 256},
     "import_chunk": {"upload": "up-1", "offset": 0, "data": "UkVXSU5EQks="},
     "import_backup": {"upload": "up-1"},
     "forget": {"domain": "example.org"},

@@ -67,6 +67,16 @@ export async function forget(deps, msg) {
   return reply;
 }
 
+/**
+ * The embedding job: `job` is status, start (with model, dim), pause, resume or cancel
+ * (the host's `action`: a page's message uses `action` to name the handler).
+ * @param {Deps} deps @param {any} msg
+ */
+export function reindex(deps, msg) {
+  const fields = pick(msg, ["model", "dim"]);
+  return deps.native.request("reindex", { action: typeof msg.job === "string" ? msg.job : "status", ...fields });
+}
+
 /** A piece of a file to import (the options page cuts it). @param {Deps} deps @param {any} msg */
 export function importChunk(deps, msg) {
   return deps.native.request("import_chunk", pick(msg, ["upload", "offset", "data"]));

@@ -13,6 +13,7 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import Code, RewindError
 from ..humanize import ago
+from . import reembed
 from .common import Command, Progress, emit, open_engine
 
 INDEXABLE = (".html", ".htm", ".xhtml", ".md", ".markdown", ".txt", ".text", ".rst")
@@ -91,11 +92,19 @@ def cmd_stats(args: argparse.Namespace) -> int:
              f"{stats['storage_bytes'] / 1e6:.1f} MB in {stats['data_dir']}\n"
              f"embedding model: {stats['embedding_model']}"
              + ("" if stats["embedder_ready"] else f" (unavailable: {stats['embedder_problem']})")
+             + _job_line(stats["reembed"])
              + f"\nanswering model: {stats['answer_model'] or 'none: answers are extracts'}"
              + (f"\nlast indexed: {last['title'] or last['url']} ({ago(last['at'])})"
                 if last else "") + "\n" + _storage_lines(stats))
     emit(args, stats, human)
     return 0
+
+
+def _job_line(job: dict | None) -> str:
+    if not job or job.get("done") is None:
+        return ""
+    return (f"\nre-embedding with {job['model']}: {job['done']}/{job['total']} passages, "
+            f"{job['state']}" + (f" ({job['problem']})" if job.get("problem") else ""))
 
 
 def _storage_lines(stats: dict) -> str:
@@ -120,14 +129,6 @@ def cmd_pages(args: argparse.Namespace) -> int:
     human = "\n".join(f"{ago(p['last_visit']):>16}  {p['visit_count']:3}x  "
                       f"{(p['title'] or '')[:60]:60}  {p['url']}" for p in pages)
     emit(args, pages, human or "No pages yet.")
-    return 0
-
-
-def cmd_reindex(args: argparse.Namespace) -> int:
-    with open_engine(args, writer=True) as eng:
-        result = eng.reindex(args.model, progress=Progress("embedding"))
-    emit(args, result, f"re-embedded {result['embedded_passages']} passages; text index has "
-         f"{result['text_docs']} passages")
     return 0
 
 
@@ -163,6 +164,5 @@ def register(command: Command) -> None:
     sp = command("pages", cmd_pages, "list remembered pages, latest first")
     sp.add_argument("--offset", type=int, default=0)
     sp.add_argument("--limit", type=int, default=50)
-    sp = command("reindex", cmd_reindex, "rebuild derived indexes (re-embed with --model)")
-    sp.add_argument("--model", help="embedding model to switch to (see `rewind models`)")
+    reembed.register_reindex(command)
     command("doctor", cmd_doctor, "check models, store and indexes; non-zero exit if broken")

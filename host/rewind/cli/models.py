@@ -18,6 +18,10 @@ def cmd_models(args: argparse.Namespace) -> int:
         return cmd_models_pull(args)
     if args.action == "recommend":
         return cmd_models_recommend(args)
+    if args.action == "use":
+        from .reembed import cmd_models_use
+
+        return cmd_models_use(args)
     if args.name:
         raise RewindError(Code.BAD_REQUEST, f"`rewind models list` takes no name ({args.name}).",
                           "Use `rewind models pull NAME` to download one.")
@@ -26,6 +30,9 @@ def cmd_models(args: argparse.Namespace) -> int:
     for r in rows:
         lines.append(f"{'installed' if r['installed'] else 'missing  '}  {r['kind']:9} "
                      f"{r['name']:28} {r['description']}")
+        if r["kind"] == "embedding" and r["dims"] and len(r["dims"]) > 1:
+            lines.append(f"{'':22}dimensions: {', '.join(map(str, r['dims']))} "
+                         "(`rewind models use NAME --dim D`)")
         if r["kind"] == "llm" and r.get("licence"):
             lic = r["licence"]
             mem = r["memory_bytes"]
@@ -145,9 +152,13 @@ def _gib(n: int | None) -> str:
 
 def register(command: Command) -> None:
     sp = command("models", cmd_models, "list models (`models pull NAME` downloads one, "
-                 "`models recommend` says which suits this machine)")
-    sp.add_argument("action", nargs="?", choices=("list", "pull", "recommend"), default="list")
-    sp.add_argument("name", nargs="?", help="the model to pull")
+                 "`models recommend` says which suits this machine, `models use NAME` "
+                 "switches the embedding model)")
+    sp.add_argument("action", nargs="?", choices=("list", "pull", "recommend", "use"),
+                    default="list")
+    sp.add_argument("name", nargs="?", help="the model to pull, or to use (`use`: re-embeds "
+                    "everything with it; search keeps working meanwhile)")
+    sp.add_argument("--dim", type=int, help="use: a Matryoshka dimension the model allows")
     sp.add_argument("--verify", action="store_true", help="check every file's sha256")
     sp.add_argument("--mirror", help="where to download from (or $REWIND_MODEL_MIRROR); "
                     "a URL template with {repo} and {path}, see docs/answers.md")

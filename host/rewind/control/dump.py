@@ -45,7 +45,8 @@ def page_records(store: Store, model_id: str, vectors: bool) -> Iterator[dict]:
         vec: dict[int, bytes] = {}
         if vectors:
             pids, _pages, mat = store.vectors_of(batch, model_id)
-            vec = {int(p): encode_vector(mat[i]) for i, p in enumerate(pids)}  # float16
+            for i, p in enumerate(pids):  # float16; a passage in pieces: its first piece
+                vec.setdefault(int(p), encode_vector(mat[i]))
         by_page: dict[int, list] = {}
         for pid, page_id, p in rows:
             by_page.setdefault(page_id, []).append(

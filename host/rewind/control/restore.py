@@ -29,6 +29,7 @@ from ..capture import urls
 from ..capture.gate import RULES_FILE, save_choices
 from ..capture.ingest import _clean, content_hash
 from ..errors import Code, RewindError
+from ..index.pieces import embed_passages
 from ..index.records import PageRecord, PassageRecord
 from . import backup
 
@@ -134,7 +135,7 @@ def import_page(eng: Rewind, page: PageRecord, passages: list[PassageRecord],
                                ).astype(np.float32)
             vec_model = model_id
         elif emb is not None:
-            vectors = emb.embed_documents([p.text for p in records])
+            vectors = embed_passages(emb, [p.text for p in records])
             vec_model = emb.model_id
             result.embedded += 1
     with eng.writing() as store:

@@ -8,7 +8,7 @@ This module must never run SQL itself: it is the schema as data.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # Migrations run in order inside one transaction each; never edit a released one.
 MIGRATIONS: dict[int, str] = {
@@ -61,5 +61,25 @@ MIGRATIONS: dict[int, str] = {
     2: """
     INSERT OR REPLACE INTO meta(key, value) VALUES ('vector_dtype', 'float16');
     INSERT OR IGNORE INTO meta(key, value) VALUES ('store_id', lower(hex(randomblob(8))))
+    """,
+    # Two models' vectors side by side while a re-embedding job runs (index/embedding_job.py), and
+    # several vectors for a passage longer than its model's window (index/pieces.py): a
+    # vector is keyed by (passage, model, piece). SQLite cannot change a primary key in
+    # place, so the table is copied. A Rewind that knows only schema 2 would read a
+    # passage's pieces as duplicates: the version goes up.
+    3: """
+    CREATE TABLE vectors3 (
+        passage_id INTEGER NOT NULL REFERENCES passages(id) ON DELETE CASCADE,
+        model_id TEXT NOT NULL,
+        piece INTEGER NOT NULL DEFAULT 0,
+        dim INTEGER NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (passage_id, model_id, piece)
+    );
+    INSERT INTO vectors3(passage_id, model_id, piece, dim, vector)
+        SELECT passage_id, model_id, 0, dim, vector FROM vectors;
+    DROP TABLE vectors;
+    ALTER TABLE vectors3 RENAME TO vectors;
+    CREATE INDEX vectors_model ON vectors(model_id, passage_id)
     """,
 }

@@ -363,6 +363,8 @@ def describe(model_dir: Path, verify: bool = False) -> list[dict[str, Any]]:
                 "name": spec.name,
                 "kind": kind,
                 "dim": spec.dim if isinstance(spec, EmbeddingSpec) else None,
+                "dims": sorted({spec.dim, *spec.matryoshka_dims}, reverse=True)
+                if isinstance(spec, EmbeddingSpec) else None,
                 "installed": st.installed,
                 "missing": st.missing,
                 "mismatched": st.mismatched,

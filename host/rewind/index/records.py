@@ -55,6 +55,32 @@ class PageRecord:
         }
 
 
+@dataclass
+class PassageVectors:
+    """The vectors of a list of passages: row i belongs to passage `owner[i]` (an index
+    into that list) as its piece `piece[i]`. A passage longer than its model's window has
+    several pieces (index/pieces.py); most have one."""
+
+    matrix: np.ndarray  # float32 (rows, dim)
+    owner: np.ndarray  # int64 (rows,)
+    piece: np.ndarray  # int64 (rows,)
+    truncated: int = 0  # passages whose tail was cut all the same (pieces.MAX_PIECES)
+
+    @classmethod
+    def one_each(cls, matrix: np.ndarray) -> PassageVectors:
+        """One vector per passage, in order (a passage that fits its model's window)."""
+        n = len(matrix)
+        return cls(matrix, np.arange(n, dtype=np.int64), np.zeros(n, np.int64))
+
+    @property
+    def dim(self) -> int:
+        return int(self.matrix.shape[1])
+
+    def passages(self) -> int:
+        """How many passages these vectors cover."""
+        return len(np.unique(self.owner))
+
+
 PAGE_COLUMNS = (
     "id, url, domain, title, content_hash, source, metadata, first_visit, last_visit,"
     " visit_count, dwell_s, indexed_at, seq"

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from .records import (
     PAGE_COLUMNS,
     PageRecord,
     PassageRecord,
+    PassageVectors,
     decode_vectors,
     encode_vector,
     page_from_row,
@@ -226,15 +227,23 @@ class Store:
         self,
         page: PageRecord,
         passages: Sequence[PassageRecord] | None,
-        vectors: np.ndarray | None,
+        vectors: np.ndarray | PassageVectors | None,
         model_id: str | None,
     ) -> tuple[int, list[int]]:
         """Insert or replace a page; `passages=None` keeps the stored passages (visit only).
 
+        `vectors`: one row per passage, or PassageVectors (pieces of long passages).
         Replacing passages deletes the old ones and their vectors first (delete, then
         insert, in one transaction). Returns (page id, new passage ids).
         """
-        if passages is not None and vectors is not None and len(vectors) != len(passages):
+        if isinstance(vectors, np.ndarray):
+            if passages is not None and len(vectors) != len(passages):
+                raise RewindError(Code.INTERNAL, "vector count does not match passage count")
+            vectors = PassageVectors.one_each(vectors)
+        if passages is not None and vectors is not None and (
+                len(vectors.owner) and (vectors.owner.min() < 0
+                                        or vectors.owner.max() >= len(passages)
+                                        or vectors.passages() != len(passages))):
             raise RewindError(Code.INTERNAL, "vector count does not match passage count")
         with self.transaction() as db:
             seq = self._next_seq()
@@ -264,7 +273,7 @@ class Store:
             ids: list[int] = []
             if passages is not None:
                 db.execute("DELETE FROM passages WHERE page_id=?", (page_id,))  # cascades
-                for i, p in enumerate(passages):
+                for p in passages:
                     cur = db.execute(
                         "INSERT INTO passages(page_id, position, text, span_start, span_end,"
                         " quality, is_title) VALUES (?,?,?,?,?,?,?)",
@@ -272,14 +281,51 @@ class Store:
                          p.quality, int(p.is_title)),
                     )
                     ids.append(cur.lastrowid)
-                    if vectors is not None:
-                        db.execute(
-                            "INSERT INTO vectors(passage_id, model_id, dim, vector)"
-                            " VALUES (?,?,?,?)",
-                            (cur.lastrowid, model_id, vectors.shape[1],
-                             self._seal_vec(vectors[i])),
-                        )
+                if vectors is not None:
+                    self._insert_vectors(np.asarray(ids, np.int64)[vectors.owner], vectors,
+                                         model_id)
             return page_id, ids
+
+    def _insert_vectors(self, passage_ids: np.ndarray, vectors: PassageVectors,
+                        model_id: str | None) -> None:
+        """Rows of `vectors`, row i for passage `passage_ids[i]` (inside a transaction)."""
+        self.db.executemany(
+            "INSERT INTO vectors(passage_id, model_id, piece, dim, vector) VALUES (?,?,?,?,?)",
+            [(int(pid), model_id, int(piece), vectors.dim, self._seal_vec(vec))
+             for pid, piece, vec in zip(passage_ids, vectors.piece, vectors.matrix,
+                                        strict=True)])
+
+    def add_vectors(self, passage_ids: Sequence[int], vectors: PassageVectors,
+                    model_id: str, *, stamp: bool,
+                    then: Callable[[sqlite3.Connection, int], None] | None = None) -> int:
+        """Vectors of `model_id` for passages `passage_ids` (vectors.owner indexes it),
+        replacing any they had, in one transaction; passages deleted meanwhile are left out.
+        `stamp`: mark their pages changed (the active model's vectors: the vector index
+        catches up); a model not yet in use needs no stamp. `then(db, written)` runs inside
+        the same transaction (a job's record: embedding_job.py). Returns passages written."""
+        with self.transaction() as db:
+            ids = np.asarray(passage_ids, np.int64)
+            alive = set()
+            for chunk, marks in _chunks(ids.tolist(), 500):
+                alive |= {r[0] for r in db.execute(
+                    f"SELECT id FROM passages WHERE id IN ({marks})", chunk)}
+            keep = np.fromiter((int(ids[o]) in alive for o in vectors.owner), bool,
+                               len(vectors.owner))
+            written = sorted(alive)
+            for chunk, marks in _chunks(written, 500):
+                db.execute(f"DELETE FROM vectors WHERE model_id=? AND passage_id IN ({marks})",
+                           (model_id, *chunk))
+            kept = PassageVectors(vectors.matrix[keep], vectors.owner[keep],
+                                  vectors.piece[keep])
+            self._insert_vectors(ids[kept.owner], kept, model_id)
+            if stamp and written:
+                seq = self._next_seq()
+                for chunk, marks in _chunks(written, 500):
+                    db.execute(f"UPDATE pages SET seq=? WHERE id IN (SELECT page_id FROM"
+                               f" passages WHERE id IN ({marks}))", (seq, *chunk))
+            if then is not None:
+                then(db, len(written))
+            return len(written)
 
     def delete_pages(self, page_ids: Iterable[int]) -> int:
         ids = list(page_ids)
@@ -306,24 +352,6 @@ class Store:
         except sqlite3.Error as exc:  # another connection is reading: the next one will do
             raise _disk_error(exc) from None
         self.checkpoint()
-
-    def replace_vectors(self, page_id: int, vectors: np.ndarray, model_id: str) -> None:
-        """Re-embedding (reindex --model): new vectors for a page's passages, same passages."""
-        with self.transaction() as db:
-            seq = self._next_seq()
-            ids = [r[0] for r in db.execute(
-                "SELECT id FROM passages WHERE page_id=? ORDER BY position, id", (page_id,))]
-            if len(ids) != len(vectors):
-                raise RewindError(Code.INTERNAL, "vector count does not match passage count")
-            db.execute(
-                "DELETE FROM vectors WHERE passage_id IN"
-                " (SELECT id FROM passages WHERE page_id=?)", (page_id,))
-            for pid, vec in zip(ids, vectors, strict=True):
-                db.execute(
-                    "INSERT INTO vectors(passage_id, model_id, dim, vector) VALUES (?,?,?,?)",
-                    (pid, model_id, len(vec), self._seal_vec(vec)),
-                )
-            db.execute("UPDATE pages SET seq=? WHERE id=?", (seq, page_id))
 
     def touch_all(self) -> None:
         """Mark every page changed, so derived indexes rebuild them on their next catch-up."""
@@ -402,32 +430,35 @@ class Store:
                                                      (model_id,)).fetchall())
         rows: list = []
         for chunk, marks in _chunks(page_ids, 500):
-            rows += self.db.execute(sql + f" AND p.page_id IN ({marks})",
-                                    (model_id, *chunk)).fetchall()
+            rows += self.db.execute(
+                sql + f" AND p.page_id IN ({marks}) ORDER BY v.passage_id, v.piece",
+                (model_id, *chunk)).fetchall()
         return self._vector_rows(rows)
 
     def iter_vectors(self, model_id: str, batch: int = 50_000
                      ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """`vectors_of(None, model_id)` in batches of passage-id order (bounded memory)."""
-        after = -1
+        after = (-1, -1)  # (passage id, piece): a long passage's pieces may span batches
         while True:
             rows = self.db.execute(
-                "SELECT v.passage_id, p.page_id, v.dim, v.vector FROM vectors v"
-                " JOIN passages p ON p.id = v.passage_id WHERE v.model_id=? AND v.passage_id>?"
-                " ORDER BY v.passage_id LIMIT ?", (model_id, after, batch)).fetchall()
+                "SELECT v.passage_id, p.page_id, v.dim, v.vector, v.piece FROM vectors v"
+                " JOIN passages p ON p.id = v.passage_id WHERE v.model_id=?"
+                " AND (v.passage_id, v.piece) > (?, ?) ORDER BY v.passage_id, v.piece LIMIT ?",
+                (model_id, *after, batch)).fetchall()
             if not rows:
                 return
-            after = rows[-1][0]
-            yield self._vector_rows(rows)
+            after = (rows[-1][0], rows[-1][4])
+            yield self._vector_rows([r[:4] for r in rows])
 
     def vectors_by_ids(self, passage_ids: Sequence[int], model_id: str
                        ) -> tuple[np.ndarray, np.ndarray]:
-        """(passage ids found, float32 matrix) for `passage_ids`; absent ones are left out."""
+        """(passage ids found, float32 matrix) for `passage_ids`; absent ones are left out.
+        A passage with several pieces has a row for each, its first piece first."""
         rows: list = []
         for chunk, marks in _chunks(passage_ids, 30_000):  # under SQLite's 32,766 variables
             rows += self.db.execute(
                 f"SELECT passage_id, dim, vector FROM vectors WHERE passage_id IN ({marks})"
-                " AND model_id=?", (*chunk, model_id)).fetchall()
+                " AND model_id=? ORDER BY passage_id, piece", (*chunk, model_id)).fetchall()
         if not rows:
             return np.empty(0, np.int64), np.empty((0, 0), np.float32)
         pids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
@@ -449,6 +480,12 @@ class Store:
         row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages "
                               "ORDER BY indexed_at DESC, id DESC LIMIT 1").fetchone()
         return self._page(row) if row else None
+
+    def passage_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
+
+    def max_passage_id(self) -> int:
+        return self.db.execute("SELECT COALESCE(MAX(id), 0) FROM passages").fetchone()[0]
 
     def passage_ids(self) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT id FROM passages")}
@@ -475,10 +512,13 @@ class Store:
             " ON v.passage_id=p.id AND v.model_id=? WHERE v.passage_id IS NULL",
             (model_id,)).fetchone()[0]
 
-    def pages_missing_vectors(self, model_id: str) -> list[int]:
+    def passages_missing_vectors(self, model_id: str, after: int = 0,
+                                 limit: int = 32) -> list[int]:
+        """Up to `limit` passage ids above `after`, in order, with no vector of `model_id`."""
         return [r[0] for r in self.db.execute(
-            "SELECT DISTINCT p.page_id FROM passages p LEFT JOIN vectors v"
-            " ON v.passage_id=p.id AND v.model_id=? WHERE v.passage_id IS NULL", (model_id,))]
+            "SELECT p.id FROM passages p WHERE p.id > ? AND NOT EXISTS (SELECT 1 FROM vectors v"
+            " WHERE v.passage_id=p.id AND v.model_id=?) ORDER BY p.id LIMIT ?",
+            (after, model_id, limit))]
 
 
 def _chunks(ids: Iterable[int], size: int) -> Iterator[tuple[list[int], str]]:

@@ -67,8 +67,8 @@ class VectorIndex:
         self.bits = min(bits or dim, dim)
         self.candidates = candidates
         self.rescore = rescore
-        safe = re.sub(r"[^A-Za-z0-9_.@-]", "_", model_id)
-        self.path = directory / f"{safe}.{self.bits}.rvec" if directory else None
+        self.path = directory / f"{snapshot_prefix(model_id)}{self.bits}.rvec" \
+            if directory else None
         self.persist = persist and directory is not None
         self.seq = -1
         self._store: Store | None = None
@@ -248,10 +248,10 @@ class VectorIndex:
         pids = _take(snap.passage_ids, self._extra_pids, rows, n)
         page_of = dict(zip(pids.tolist(), _take(snap.page_ids, self._extra_pages, rows, n)
                            .tolist(), strict=True))
-        found, mat = self._exact(pids)
+        found, mat = self._exact(np.unique(pids))
         if not len(found):
             return []
-        scores = mat @ query
+        found, scores = best_piece(found, mat @ query)
         top = np.lexsort((found, -scores))[:k]
         return [DenseHit(int(found[i]), page_of[int(found[i])], float(scores[i])) for i in top]
 
@@ -263,17 +263,33 @@ class VectorIndex:
         return found, mat
 
     def vectors_for(self, passage_ids: list[int]) -> np.ndarray:
-        """Stored vectors for `passage_ids` (zeros where a passage has none), in that order."""
+        """Stored vectors for `passage_ids` (zeros where a passage has none), in that order;
+        a passage in several pieces gives its first piece's."""
         out = np.zeros((len(passage_ids), self.dim), np.float32)
         if not len(passage_ids):
             return out
         found, mat = self._exact(np.asarray(passage_ids, np.int64))
-        where = {pid: i for i, pid in enumerate(found.tolist())}
+        where: dict[int, int] = {}
+        for i, pid in enumerate(found.tolist()):
+            where.setdefault(pid, i)
         for j, pid in enumerate(passage_ids):
             i = where.get(int(pid))
             if i is not None:
                 out[j] = mat[i]
         return out
+
+
+def snapshot_prefix(model_id: str) -> str:
+    """How the names of a model's snapshot files begin (then its bits and .rvec)."""
+    return re.sub(r"[^A-Za-z0-9_.@-]", "_", model_id) + "."
+
+
+def best_piece(passage_ids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct passage ids, the best score of each): a passage in pieces scores as its
+    best piece."""
+    order = np.argsort(-scores, kind="stable")
+    ids, first = np.unique(passage_ids[order], return_index=True)
+    return ids, scores[order][first]
 
 
 def _member(values: np.ndarray, allowed: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ from .schema import MISSING
 if TYPE_CHECKING:
     from ..answers.answer import Answerer
     from ..engine import Rewind
+    from ..reembedding import Reembedder
 
 log = logging.getLogger("rewind.host")
 
@@ -52,9 +53,13 @@ class Session:
     data_dir: Path | None = None
     engine: Rewind | None = None  # once hello has opened the profile
     answerer: Answerer | None = None  # keeps the language model loaded (warm)
+    reembed: Reembedder | None = None  # the background embedding job (native/reindex.py)
+    busy: Callable[[], bool] = lambda: False  # interactive requests in flight (the host's)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def close(self) -> None:
+        if self.reembed is not None and not self.reembed.stop(timeout=0.5):
+            self.engine = None  # its thread is mid-batch: the process exit ends it
         if self.answerer is not None:
             self.answerer.close()
             self.answerer = None
@@ -124,6 +129,10 @@ def hello(ctx: Ctx) -> Reply:
             from .backups import drop_stale_uploads
 
             drop_stale_uploads(data_dir)
+            from ..reembedding import Reembedder
+
+            s.reembed = Reembedder(eng, busy=s.busy)
+            s.reembed.wake()  # a job left running, vectors to fill in: it goes on
             log.info(
                 "hello: profile=%s protocol=%s client=%s data_dir=%s",
                 profile,
@@ -140,7 +149,7 @@ def hello(ctx: Ctx) -> Reply:
         "host_version": __version__,
         "profile": s.profile,
         "models": model_rows,
-        "stats": profile_stats(s.engine),
+        "stats": profile_stats(s.engine, s.reembed),
         "limits": {
             "max_request_bytes": s.settings.max_request_bytes,
             "max_reply_frame_bytes": s.settings.max_reply_frame_bytes,
@@ -275,20 +284,26 @@ def build_context(ctx: Ctx) -> Reply:
     return built.to_dict()
 
 
-def profile_stats(engine: Rewind) -> dict[str, Any]:
+def profile_stats(engine: Rewind, runner: Reembedder | None = None) -> dict[str, Any]:
     """The profile's stats, with the language model an answer would use (the largest one
-    installed, or the one a setting names; None: answers are extracts of the pages)."""
+    installed, or the one a setting names; None: answers are extracts of the pages), and
+    the embedding job (`reembed`: None when there is none)."""
     from ..answers import llm
+    from ..reembedding import status
 
     try:
         spec = llm.choose_spec(engine.settings, engine.model_dir)
     except RewindError:
         spec = None
-    return {**engine.stats(), "answer_model": spec.name if spec else None}
+    return {**engine.stats(), "answer_model": spec.name if spec else None,
+            "reembed": status(engine, runner)}
 
 
 def stats(ctx: Ctx) -> Reply:
-    return {"stats": profile_stats(ctx.engine)}
+    out = profile_stats(ctx.engine, ctx.session.reembed)
+    if out["reembed"] and out["reembed"]["state"] == "waiting" and ctx.session.reembed:
+        ctx.session.reembed.wake()  # a job another process recorded, or left when it died
+    return {"stats": out}
 
 
 def page_info(ctx: Ctx) -> Reply:
@@ -390,6 +405,12 @@ def _data_handler(name: str) -> Callable[[Ctx], Reply]:
     return run
 
 
+def _reembed_handler(ctx: Ctx) -> Reply:
+    from .reindex import reindex
+
+    return reindex(ctx)
+
+
 HANDLERS: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
@@ -407,6 +428,7 @@ HANDLERS: dict[str, Handler] = {
     "get_settings": Handler(get_settings, "read"),
     "export": Handler(export, "slow"),
     "backup": Handler(_data_handler("backup"), "slow"),  # native/backups.py
+    "reindex": Handler(_reembed_handler, "read"),  # native/reindex.py
     "import_chunk": Handler(_data_handler("import_chunk"), "write"),
     "import_backup": Handler(_data_handler("import_backup"), "slow"),
     "ask": Handler(ask, "slow"),

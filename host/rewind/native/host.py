@@ -195,6 +195,13 @@ class Host:
             "read": Lane("read", s.host_read_workers, s.host_queue_size, self._run),
             "slow": Lane("slow", 1, s.host_queue_size, self._run),
         }
+        session.busy = self.busy
+
+    def busy(self) -> bool:
+        """Whether an interactive request is in flight (the embedding job gives way to it);
+        a `reindex` follower waits on the job and does not count."""
+        with self._lock:
+            return any(job.req.type != "reindex" for job in self._inflight.values())
 
     # -- requests --
 

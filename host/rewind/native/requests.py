@@ -39,6 +39,7 @@ PROTOCOL_VERSION = 1
 RULE_KEYS = ("disabled_categories", "always_record", "paused_sites", "blocklist")
 
 MODES = ("hybrid", "semantic", "keyword")
+REINDEX_ACTIONS = ("status", "start", "pause", "resume", "cancel")
 _EPOCH = Num(0, 1e11)  # seconds since 1970; up to the year 5138
 _DWELL = Num(0, 1e7)  # seconds (~115 days)
 
@@ -191,6 +192,20 @@ def schemas(s: Settings) -> dict[str, Obj]:
             }
         ),
         "set_settings": Obj({"settings": F(settings_schema(), required=True)}),
+        "reindex": Obj(
+            {
+                "action": F(Str(16, choices=REINDEX_ACTIONS), default="status"),
+                "model": F(Str(100, min_chars=1), nullable=True),
+                "dim": F(Int(1, 65_536), nullable=True),
+                "follow": F(Bool(), default=False),
+            },
+            check=lambda a: (
+                "start needs a model" if a["action"] == "start" and a["model"] is None
+                else "model and dim go with start only"
+                if a["action"] != "start" and (a["model"] is not None or a["dim"] is not None)
+                else None
+            ),
+        ),
     }
 
 

@@ -1,0 +1,77 @@
+"""The `reindex` request: start, pause, resume or cancel the embedding job, or ask how it
+goes; with `follow`, progress frames until the job ends, pauses or fails.
+
+The job itself runs on its own thread (reembedding.py), never on a lane: this request
+only changes its record and reads its progress, so it runs on the read lane. A person
+switches models here (the options page) and the popup shows the progress.
+This module must never embed anything itself, nor open a path a request names.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from .. import config
+from ..errors import Code, RewindError
+from .framing import encode
+from .replies import part_reply
+
+if TYPE_CHECKING:
+    from .handlers import Ctx
+
+PROGRESS_EVERY_S = 0.5
+FOLLOW_MAX_S = 6 * 3600.0  # a follower is cancelled by its port long before this
+
+
+def embedding_models() -> list[dict[str, Any]]:
+    """Installed embedding models and the dimensions each can give."""
+    from ..index import models
+
+    try:
+        rows = models.describe(config.model_dir())
+    except RewindError:
+        return []
+    return [{"name": r["name"], "dims": r["dims"], "description": r["description"]}
+            for r in rows if r["kind"] == "embedding" and r["installed"]]
+
+
+def reindex(ctx: Ctx) -> dict[str, Any] | None:
+    from ..reembedding import model_id_for
+
+    a = ctx.args
+    job = ctx.session.reembed
+    if job is None:
+        raise RewindError(Code.BAD_REQUEST, "Send hello first: it says which profile to use.")
+    action = a["action"]
+    if action == "start":
+        model_id = model_id_for(a["model"], a["dim"])
+        if not any(m["name"] == a["model"] for m in embedding_models()):
+            raise RewindError(Code.MODEL_MISSING, f"{a['model']} is not installed.",
+                              f"Install it first: `rewind models pull {a['model']}`.")
+        status = job.start(model_id)
+    elif action == "pause":
+        status = job.pause()
+    elif action == "resume":
+        status = job.resume()
+    elif action == "cancel":
+        status = job.cancel()
+    else:
+        status = job.status()
+    if a["follow"]:
+        status = _follow(ctx, status)
+    return {"reembed": status, "embedding_model": ctx.engine.model_id(),
+            "models": embedding_models()}
+
+
+def _follow(ctx: Ctx, status: dict | None) -> dict | None:
+    """Progress frames every PROGRESS_EVERY_S while the job runs; its last status."""
+    job = ctx.session.reembed
+    end = time.monotonic() + FOLLOW_MAX_S
+    while status is not None and status["state"] in ("running", "filling") \
+            and time.monotonic() < end:
+        ctx.check_cancelled()
+        ctx.send_frames([encode(part_reply(ctx.req.id, progress=status), ctx.max_frame)])
+        time.sleep(PROGRESS_EVERY_S)
+        status = job.status()
+    return status
