@@ -4,7 +4,8 @@ The CLI and the native host both work through `Rewind`. Writes are serialised
 by a file lock held only for the length of one write (so the browser's host and
 a CLI command can take turns), embedding happens before the lock is taken, and
 every write catches the text index up before the lock is released. Reads use a
-connection per thread and never wait for a writer (SQLite WAL).
+connection per thread and never wait for a writer (SQLite WAL). Forgetting and retention
+(forgetting.py) and what stats and doctor read (inspection.py) are mixins of `Rewind`.
 This module must never parse requests or print: callers present results.
 """
 
@@ -15,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import filelock
@@ -29,36 +29,21 @@ from .config import Settings
 from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
-from .index import at_rest, embedding_job, models, retention, vector_file
+from .index import at_rest, embedding_job, models, vector_file
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.pieces import embed_passages
 from .index.records import PageRecord
 from .index.store import Store
 from .index.text_index import TextIndex
 from .index.vectors import VectorIndex, snapshot_prefix
+from .inspection import Inspection
 from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
 LOCK_NAME = "write.lock"
 
-@dataclass
-class TextIndexState:
-    """The text index against the store, for doctor."""
-
-    seq: int  # the store's change sequence
-    applied: int  # the last change the text index applied
-    stored: set[int]  # passage ids in the store
-    indexed: set[int]  # passage ids in the text index
-
-
-@dataclass
-class VectorState:
-    vector_ids: set[int]  # passages with a vector of the store's model
-    missing: int  # passages without one
-
-
-class Rewind(Forgetting):
+class Rewind(Forgetting, Inspection):
     def __init__(self, data_dir: Path, settings: Settings | None = None, *,
                  readonly: bool = False, embedder: Embedder | None | str = "auto",
                  model_dir: Path | None = None):
@@ -441,71 +426,3 @@ class Rewind(Forgetting):
     def search(self, query: SearchQuery) -> SearchResponse:
         with self.searcher() as searcher:
             return search(searcher, query)
-
-    def page_info(self, url: str) -> dict | None:
-        """The stored page for `url` (normalised as pages are keyed), or None."""
-        page = self._reader().page_by_url(urls.normalize(url, self.settings.max_url_chars))
-        return page.to_dict() if page else None
-
-    def list_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
-        return [p.to_dict() for p in self._reader().list_pages(offset, limit)]
-
-    def export_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
-        """Pages with their passages (no vectors: they are rebuilt from text on import)."""
-        store = self._reader()
-        pages = store.list_pages(offset, limit)
-        rows = store.passages_of([p.id for p in pages])
-        by_page: dict[int, list[dict]] = {}
-        for _pid, page_id, p in rows:
-            by_page.setdefault(page_id, []).append(
-                {"text": p.text, "position": p.position, "quality": p.quality})
-        return [{**p.to_dict(), "passages": by_page.get(p.id, [])} for p in pages]
-
-    def storage_bytes(self) -> int:
-        return retention.dir_bytes(self.data_dir)
-
-    def stats(self) -> dict:
-        store = self._reader()
-        last = store.last_indexed()
-        counts = store.counts()
-        sizes = self.sizes(store)
-        return {
-            **counts,
-            "storage_bytes": sizes.file_bytes,
-            "storage": sizes.to_dict(),
-            "retention": {"max_age_days": self.settings.retention_max_age_days,
-                          "max_mb": self.settings.retention_max_mb},
-            "encryption": self.at_rest.to_dict(),
-            "last_indexed": {"url": last.url, "title": last.title, "at": last.indexed_at}
-            if last else None,
-            "embedding_model": self.model_id(),
-            "embedder_ready": self.embedder() is not None,
-            "embedder_problem": self._embedder_problem,
-            "unembedded_passages": store.unembedded(self.model_id()),
-            "embedder_load_s": None if self.embedder_load_s is None
-            else round(self.embedder_load_s, 2),
-            "split_passages": embedding_job.split_passages(store, self.model_id()),
-            "truncated_passages": embedding_job.truncated(store, self.model_id()),
-            "data_dir": str(self.data_dir),
-        }
-
-    def integrity(self) -> list[str]:
-        return self._reader().integrity()
-
-    def text_index_state(self) -> TextIndexState:
-        store = self._reader()
-        seq, applied = store.seq(), self.text_index.applied_seq()
-        stored = store.passage_ids()
-        self.text_index.reload()
-        return TextIndexState(seq, applied, stored, self.text_index.passage_ids())
-
-    def vector_state(self) -> VectorState | None:
-        """Vectors of the store's model against its passages; None without an embedder."""
-        if self.embedder() is None:
-            return None
-        store = self._reader()
-        with self._vec_lock:
-            vectors = self._vector_index()
-            vectors.refresh(store)
-            ids = set(vectors.passage_ids.tolist())
-        return VectorState(ids, store.unembedded(self.model_id()))
