@@ -180,7 +180,9 @@ def run_asks(answerer: Any, questions: Sequence[data.FaqPair], warm_up: str,
                 res_llm = res
         follow = answerer.ask(p.question + FOLLOW_UP)  # after both: the LLM's cache holds p
         out.follow_ups += 1
-        if [s["url"] for s in follow.sources] == [s["url"] for s in res_llm.sources]:
+        same = [s["url"] for s in follow.sources] == [s["url"] for s in res_llm.sources]
+        # no first token when the follow-up was answered "couldn't find" without the model
+        if same and follow.timings.get("first_token_ms") is not None:
             out.follow_up_first_token.append(follow.timings["first_token_ms"])
         llm_row = out.rows["llm"][-1]
         progress(f"  ask {i + 1}/{len(questions)}: total {llm_row.timings['total_ms']} ms, "
