@@ -1,12 +1,9 @@
 """The `rewind` command as a person or a script runs it: real process, real model."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-from rewind import config
+from cli_runner import rewind
 
 ARTICLE = """<html><head><title>Graph pruning in HNSW</title></head><body>
 <nav>Home About Login</nav><article><h1>Graph pruning</h1>
@@ -16,16 +13,6 @@ an edge when a closer neighbour already covers the direction.</p>
 recovers recall.</p></article></body></html>"""
 OTHER = """# Sourdough\n\nA starter of flour and water ferments for days before baking bread.\n"""
 
-
-def rewind(data, *args, check=True, env=None):
-    # A fresh HOME: no browser registrations of this machine leak into `doctor`.
-    env = {**os.environ, "REWIND_MODEL_DIR": str(config.model_dir()), **(env or {}),
-           "HOME": str(data.parent / "home")}
-    out = subprocess.run([sys.executable, "-m", "rewind", "--data-dir", str(data), *args],
-                         capture_output=True, text=True, timeout=300, env=env)
-    if check:
-        assert out.returncode == 0, out.stderr
-    return out
 
 
 @pytest.fixture

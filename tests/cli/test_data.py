@@ -5,25 +5,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
-from rewind import config
+from cli_runner import rewind
 
 PAGE = """<html><head><title>Notes on {topic}</title></head><body><article>
 <p>These notes describe {topic} in some detail, with enough words to make a passage of
 their own for the index to keep.</p></article></body></html>"""
 
-
-def rewind(data, *args, check=True, stdin=None):
-    env = {**os.environ, "REWIND_MODEL_DIR": str(config.model_dir()),
-           "HOME": str(data.parent / "home")}
-    out = subprocess.run([sys.executable, "-m", "rewind", "--data-dir", str(data), *args],
-                         capture_output=True, text=True, timeout=300, env=env, input=stdin)
-    if check:
-        assert out.returncode == 0, out.stderr
-    return out
 
 
 @pytest.fixture

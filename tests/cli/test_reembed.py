@@ -13,6 +13,7 @@ import sys
 import time
 
 import pytest
+from cli_runner import rewind
 from rewind import config
 
 MINILM = "all-minilm-l6-v2-int8"
@@ -22,14 +23,6 @@ their own for the index to keep. {more}</p></article></body></html>"""
 TOPICS = ["lichen on old stone walls", "kestrels hovering over motorways",
           "tide pools and their anemones", "sourdough starters and flour"]
 
-
-def rewind(data, *args, check=True):
-    env = {**os.environ, "REWIND_MODEL_DIR": str(config.model_dir())}
-    out = subprocess.run([sys.executable, "-m", "rewind", "--data-dir", str(data), *args],
-                         capture_output=True, text=True, timeout=600, env=env)
-    if check:
-        assert out.returncode == 0, out.stderr
-    return out
 
 
 @pytest.fixture
