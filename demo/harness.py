@@ -424,6 +424,14 @@ class RewindBrowser:
 
         wait_until(taken, timeout, f"the extension to take {url}", interval=0.2)
 
+    def read_all(self, urls: list[str], timeout: float = 120) -> list[dict]:
+        """Read each page in the reading tab until the extension takes it, then wait until
+        the host has stored them all; returns their store records."""
+        tab = self.reading_tab()
+        for url in urls:
+            self.read_until_queued(tab, url)
+        return self.wait_indexed(urls, timeout)
+
     def extension_page(self, name: str, width: int = 420, height: int = 900) -> Any:
         """An extension page (sidepanel.html, popup.html, options.html) in a tab of its own."""
         page = self.ctx.new_page()

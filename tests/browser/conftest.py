@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from capture_pages import write_named_sites
 from playwright.sync_api import expect
+from requirement import missing
 from site_pages import write_site
 
 from demo.harness import (
@@ -29,12 +30,6 @@ from demo.harness import (
 from demo.sites import LocalSite, NamedSites, SiteError
 
 UI_TIMEOUT_MS = 30_000  # the extension's pages, waiting for the host
-
-
-def missing(what: str) -> None:
-    if os.environ.get("REWIND_REQUIRE_MODELS") == "1":
-        pytest.fail(f"{what} (REWIND_REQUIRE_MODELS=1)")
-    pytest.skip(what)
 
 
 @pytest.fixture(scope="session")

@@ -28,11 +28,7 @@ def browser(launch, docs_url) -> RewindBrowser:
     b = launch("data")
     b.wait_connected()
     b.settings(dwellSeconds=1)
-    tab = b.reading_tab()
-    urls = [docs_url(p) for p in DOCS]
-    for url in urls:
-        b.read_until_queued(tab, url)
-    b.wait_indexed(urls)
+    b.read_all([docs_url(p) for p in DOCS])
     return b
 
 

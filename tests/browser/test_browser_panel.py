@@ -54,11 +54,7 @@ def browser(launch, site, llm_dir: Path) -> RewindBrowser:
     b = launch("panel")
     b.wait_connected()
     b.settings(dwellSeconds=1)
-    tab = b.reading_tab()
-    urls = [site.url(p) for p in READ]
-    for url in urls:
-        b.read_until_queued(tab, url)
-    b.wait_indexed(urls)
+    b.read_all([site.url(p) for p in READ])
     return b
 
 

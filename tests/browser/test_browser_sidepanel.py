@@ -34,11 +34,7 @@ def browser(launch, site, docs_url) -> RewindBrowser:
     b = launch("sidepanel")
     b.wait_connected()
     b.settings(dwellSeconds=1)
-    tab = b.reading_tab()
-    urls = [docs_url(p) for p in DOCS] + [site.url(HOSTILE_PATH)]
-    for url in urls:
-        b.read_until_queued(tab, url)
-    b.wait_indexed(urls)
+    b.read_all([docs_url(p) for p in DOCS] + [site.url(HOSTILE_PATH)])
     return b
 
 
