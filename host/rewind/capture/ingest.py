@@ -77,7 +77,7 @@ class Prepared:
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
-def _clean(text: str, mask: bool = False) -> str:
+def clean(text: str, mask: bool = False) -> str:
     # Lone surrogates cannot be stored as UTF-8; control characters have no business in text.
     text = _CONTROLS.sub(" ", text).encode("utf-8", "replace").decode("utf-8").strip()
     return redact(text).text if mask else text
@@ -103,7 +103,7 @@ def prepare(page: PageInput, settings: Settings, *, max_tokens: int = 256,
             count_tokens=approx_tokens, mask: bool = True) -> Prepared:
     """Check and normalise `page`; chunk its text if it has no passages yet."""
     url = urls.normalize(page.url, settings.max_url_chars)
-    title = _clean(page.title or "", mask)[: settings.max_title_chars]
+    title = clean(page.title or "", mask)[: settings.max_title_chars]
     visited = time.time() if page.visited_at is None else _number(page.visited_at, "visited_at")
     dwell = _number(page.dwell_s or 0.0, "dwell_s")
 
@@ -116,7 +116,7 @@ def prepare(page: PageInput, settings: Settings, *, max_tokens: int = 256,
                 f"{settings.max_passages_per_page}, its title included.")
         offset = 0
         for i, p in enumerate(page.passages):
-            text = _clean(p.text, mask)[: settings.max_passage_chars]
+            text = clean(p.text, mask)[: settings.max_passage_chars]
             if not text:
                 continue
             q = min(1.0, max(0.0, _number(p.quality, "quality")))
@@ -133,8 +133,8 @@ def prepare(page: PageInput, settings: Settings, *, max_tokens: int = 256,
                     Code.TOO_LARGE,
                     f"The text is over {settings.max_document_bytes / 1e6:.0f} MB.",
                     "Split it into smaller documents.")
-            doc = text_document(_clean(page.text), title)
-        title = title or _clean(doc.title, mask)[: settings.max_title_chars]
+            doc = text_document(clean(page.text), title)
+        title = title or clean(doc.title, mask)[: settings.max_title_chars]
         blocks = doc.blocks
         if mask:  # before chunking, so the passages' spans are spans of the masked text
             blocks = [dataclasses.replace(b, text=redact(b.text).text) for b in blocks]

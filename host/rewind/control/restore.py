@@ -27,7 +27,7 @@ import numpy as np
 from .. import profile_settings
 from ..capture import urls
 from ..capture.gate import RULES_FILE, save_choices
-from ..capture.ingest import _clean, content_hash
+from ..capture.ingest import clean, content_hash
 from ..errors import Code, RewindError
 from ..index.pieces import embed_passages
 from ..index.records import PageRecord, PassageRecord
@@ -103,10 +103,10 @@ def import_page(eng: Rewind, page: PageRecord, passages: list[PassageRecord],
     gate = eng.gate()
     url = urls.normalize(page.url, s.max_url_chars)
     verdict = gate.screen_url(url)
-    title = _clean(page.title, gate.redact)[: s.max_title_chars]
+    title = clean(page.title, gate.redact)[: s.max_title_chars]
     kept = []
     for p in passages:
-        text = _clean(p.text, gate.redact)[: s.max_passage_chars]
+        text = clean(p.text, gate.redact)[: s.max_passage_chars]
         if text:
             kept.append((PassageRecord(text, p.position, p.span, min(1.0, max(0.0, p.quality)),
                                        p.is_title), p.text == text))
