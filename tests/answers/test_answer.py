@@ -79,6 +79,46 @@ def test_budget_and_answer_length_grow_with_the_models_context(history):
     assert got[4096][1] <= 60 < got[8192][1] <= 120
 
 
+def test_an_extract_draws_on_more_sources_than_the_model_read(history):
+    # The model's prompt is kept short (answer_token_budget: first token on 2 cores); an
+    # answer of the sources' own sentences is read by no model, so it may draw on more
+    # (extract_token_budget). The follow-up is still prompted with what the model read.
+    history.settings = dataclasses.replace(Settings(), answer_token_budget=90,
+                                           extract_token_budget=700)
+    try:
+        fake = ScriptedLlm("Bread is a staple food [Source 1].")  # nothing backs it
+        answerer = Answerer(history, model=fake)
+        result = answerer.ask("How often should I feed a sourdough starter?")
+        follow = answerer.ask("And in the fridge?", thread_id=result.thread_id)
+    finally:
+        history.settings = Settings()
+    assert result.supported and "made of their sentences" in result.notice
+    model_read = fake.prompts[0][1]["content"].count("[Source ")
+    assert result.context_tokens <= 90 and model_read >= 1
+    prompt = " ".join(fake.prompts[0][1]["content"].split())
+    said = [x.strip() for x in re.split(r"\[Source \d+\]\.?", result.answer) if x.strip()]
+    assert any(x not in prompt for x in said), (said, prompt)  # more than the model read
+    cited = {int(n) for n in re.findall(r"\[Source (\d+)\]", result.answer)}
+    assert cited and cited <= {s["n"] for s in result.sources}
+    # the follow-up: the model's own sources again (its prompt prefix is reused), and the
+    # earlier answer without citations of another numbering
+    assert fake.prompts[1][1]["content"] == fake.prompts[0][1]["content"]
+    assert "[Source" not in fake.prompts[1][2]["content"]
+    assert len(follow.sources) == model_read
+
+
+def test_no_llm_extract_is_packed_to_the_extract_budget(history, tmp_path):
+    question = "How often should I feed a sourdough starter?"
+    history.settings = dataclasses.replace(Settings(), extract_token_budget=100)
+    try:
+        small = Answerer(history, model_dir=tmp_path).ask(question)
+    finally:
+        history.settings = Settings()
+    large = Answerer(history, model_dir=tmp_path).ask(question)
+    assert 0 < small.context_tokens <= 100 < large.context_tokens <= Settings().extract_token_budget
+    assert len(small.sources) <= len(large.sources)
+
+
 # ---- without a language model -------------------------------------------------------------
 
 

@@ -224,6 +224,7 @@ class Answerer:
             notice = _join(notice, "That conversation is no longer kept: this question was "
                                    "asked afresh.")
         parts: list[facets.Facet] = []
+        found = None  # a follow-up is asked over its thread's sources, not retrieved afresh
         if thread is not None:  # a follow-up: the thread's sources, its earlier turns
             built, turns = thread.built, thread.turns
             emb = self.engine.embedder()
@@ -236,7 +237,8 @@ class Answerer:
             t_retrieved = time.perf_counter()
             notice = _join(found.notice, notice)
             qvec = found.query_vector
-            room = budget or s.answer_budget(model.n_ctx if model is not None else None)
+            room = budget or (s.answer_budget(model.n_ctx) if model is not None
+                              else s.extract_token_budget)
             if model is not None:
                 max_new = self._max_new(model)
                 fixed = model.tokenizer.count(SYSTEM_PROMPT) + model.tokenizer.count(
@@ -263,15 +265,20 @@ class Answerer:
         }
 
         def result(answer: str, supported: bool, checked: Checked | None, raw: str,
-                   cancelled: bool = False) -> AskResult:
+                   cancelled: bool = False, shown: BuiltContext | None = None) -> AskResult:
+            """`shown`: the sources the answer cites, when not those the model read (the
+            thread keeps those: a follow-up is prompted with them)."""
             timings["total_ms"] = ms(time.perf_counter())
             tid = None
             if built.sources and not cancelled:
+                said = answer if supported else ""
+                if shown is not None:  # its [Source N] are not the thread's numbering
+                    said = CITE.sub("", said)
                 tid = self._keep_thread(thread_id if thread else None, built,
-                                        [*turns, (question, answer if supported else "")])
+                                        [*turns, (question, said)])
             return AskResult(
                 answer=answer, supported=supported,
-                sources=[src.to_dict() for src in built.sources],
+                sources=[src.to_dict() for src in (shown or built).sources],
                 citations=[c.to_dict() for c in checked.checks] if checked else [],
                 unsupported=checked.unsupported if checked else [],
                 timings=timings, model=model.name if model is not None else None,
@@ -307,10 +314,15 @@ class Answerer:
         if answerable != "yes":  # near the topic only: an extract would not answer
             return could_not_find(checked, raw)
         # The model wrote nothing a source backs (or there is none), but a source is close
-        # to the question: answer with its own sentences, checked like any answer.
+        # to the question: answer with its own sentences, checked like any answer. No model
+        # reads them, so they may come from more passages than the model's prompt held.
         t_extract = time.perf_counter()
-        extract = compose(question, built.sources, embed, qvec, s)
-        extracted = check_answer(extract, built.sources, embed, s, question) if extract else None
+        pool = built
+        if found is not None and model is not None and not parts:
+            pool = pack(found.evidence, budget or s.extract_token_budget, model.tokenizer,
+                        question, s)
+        extract = compose(question, pool.sources, embed, qvec, s)
+        extracted = check_answer(extract, pool.sources, embed, s, question) if extract else None
         if timings["first_token_ms"] is None:
             timings["first_token_ms"] = ms(time.perf_counter())
         timings["check_ms"] = round((time.perf_counter() - t_extract) * 1000, 1)
@@ -321,7 +333,7 @@ class Answerer:
         if model is not None:
             notice = _join(notice, "The model's own answer was not backed by your pages: "
                                    "this answer is made of their sentences.")
-        return result(extracted.answer, True, extracted, raw or extract)
+        return result(extracted.answer, True, extracted, raw or extract, shown=pool)
 
     # ---- helpers ------------------------------------------------------------------------
 
