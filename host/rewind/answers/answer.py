@@ -333,7 +333,8 @@ class Answerer:
         if model is not None:
             notice = _join(notice, "The model's own answer was not backed by your pages: "
                                    "this answer is made of their sentences.")
-        return result(extracted.answer, True, extracted, raw or extract, shown=pool)
+        return result(extracted.answer, True, extracted, raw or extract,
+                      shown=None if pool is built else pool)
 
     # ---- helpers ------------------------------------------------------------------------
 
