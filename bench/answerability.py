@@ -57,7 +57,7 @@ class QueryLikelihood:
     def __init__(self, path: Path) -> None:
         from llama_cpp import Llama
 
-        self.name = path.name
+        self.name = f"{path.parent.name}/{path.name}"  # the model's folder names it
         self.llm = Llama(model_path=str(path), n_ctx=1024, n_threads=2, n_batch=512,
                          logits_all=True, verbose=False)  # fmt: skip
 
@@ -154,7 +154,7 @@ def render(rows: list[dict], refit: logistic.Logistic, ql_name: str | None, ever
     return "\n".join([
         "## How far answerability goes with these models (bench/answerability.py)", "",
         f"{report.today()} · {report.machine()} · {MODEL}"
-        + (f" · query likelihood with {ql_name}, every {every}. question" if ql_name else "")
+        + (f" · query likelihood with {ql_name} on 1 question in {every}" if ql_name else "")
         + f" · {took:.0f} s", "",
         "Each development-set question in its store (answerable: its answer stored; "
         "unanswerable: the same question, the answer forgotten, its neighbours kept). "
