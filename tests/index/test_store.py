@@ -126,6 +126,27 @@ def test_newer_schema_is_refused(tmp_path):
         Store(tmp_path / "rewind.db")
 
 
+def test_an_older_schema_is_upgraded_by_a_writer_and_explained_to_a_reader(tmp_path):
+    from rewind.index.migrations import MIGRATIONS
+
+    path = tmp_path / "rewind.db"
+    db = sqlite3.connect(path)  # a store as a schema-2 Rewind left it
+    for version in (1, 2):
+        db.executescript(MIGRATIONS[version])
+    db.execute("INSERT INTO meta(key, value) VALUES ('schema_version', '2'), ('seq', '0')")
+    db.commit()
+    db.close()
+    with pytest.raises(RewindError) as err:  # `rewind search` opens it read-only
+        Store(path, readonly=True)
+    assert "older Rewind (schema 2)" in err.value.message and "rewind doctor" in err.value.hint
+    writer = Store(path)  # what `rewind doctor` and the host do
+    assert writer.schema_version() == SCHEMA_VERSION
+    writer.close()
+    reader = Store(path, readonly=True)
+    assert reader.schema_version() == SCHEMA_VERSION
+    reader.close()
+
+
 def test_reader_sees_committed_writes_while_writer_is_open(store, tmp_path):
     reader = Store(tmp_path / "rewind.db", readonly=True)
     store.upsert_page(page(), passages(1), None, None)

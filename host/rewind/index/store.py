@@ -111,6 +111,14 @@ class Store(VectorRows):
                 f"This store was written by a newer Rewind (schema {version} > {SCHEMA_VERSION}).",
                 "Upgrade Rewind (`python3 build.py install`).",
             )
+        if self.readonly and 0 < version < SCHEMA_VERSION:  # a reader cannot upgrade it
+            raise RewindError(
+                Code.NOT_AVAILABLE,
+                f"This store was written by an older Rewind (schema {version}); it is "
+                "upgraded the first time Rewind opens it to write.",
+                "Run `rewind doctor` once (it upgrades the store), or open the browser so "
+                "the extension's helper does, then try again.",
+            )
 
     def _migrate(self) -> None:
         self._check_version()
