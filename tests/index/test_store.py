@@ -147,6 +147,34 @@ def test_an_older_schema_is_upgraded_by_a_writer_and_explained_to_a_reader(tmp_p
     reader.close()
 
 
+def _open_at(path, start, errors):
+    while time.time() < start:  # both processes leave this loop within microseconds
+        pass
+    try:
+        Store(path).close()
+    except RewindError as exc:
+        errors.put(str(exc))
+
+
+def test_two_processes_opening_a_new_store_at_once_both_get_it(tmp_path):
+    # Two browser profiles' hosts (or a host and `rewind index`) starting together: both
+    # switch the new file to WAL, and SQLite used to answer one of them "locked" at once.
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    errors = ctx.Queue()
+    for i in range(20):  # about one in five failed before the fix
+        path = tmp_path / f"s{i}" / "rewind.db"
+        start = time.time() + 0.3
+        procs = [ctx.Process(target=_open_at, args=(path, start, errors)) for _ in range(2)]
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join(30)
+        assert [proc.exitcode for proc in procs] == [0, 0]
+    assert errors.empty(), errors.get()
+
+
 def test_reader_sees_committed_writes_while_writer_is_open(store, tmp_path):
     reader = Store(tmp_path / "rewind.db", readonly=True)
     store.upsert_page(page(), passages(1), None, None)

@@ -82,7 +82,7 @@ class Store(VectorRows):
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 self.db = sqlite3.connect(path, timeout=busy_timeout_s, check_same_thread=False)
-                self.db.execute("PRAGMA journal_mode=WAL")
+                self._wal(busy_timeout_s)
                 self.db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable at checkpoint
                 self.db.execute("PRAGMA secure_delete=ON")  # forgotten bytes are overwritten
             self.db.execute("PRAGMA foreign_keys=ON")
@@ -93,6 +93,20 @@ class Store(VectorRows):
                 self._check_version()
         except sqlite3.Error as exc:
             raise _disk_error(exc) from None
+
+    def _wal(self, timeout_s: float) -> None:
+        """Switch the file to WAL. When two processes open a new store at the same moment,
+        both switch it at once and SQLite answers one of them "locked" without waiting
+        (a deadlock it will not wait out): try again until the busy timeout."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc).lower() or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
 
     # ---- schema -------------------------------------------------------------------------
 
