@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 
 from rewind import logistic  # noqa: E402
+from rewind.answers.extractive import MAX_WORDS  # noqa: E402
 from rewind.config import Settings, model_dir  # noqa: E402
 from rewind.engine import Rewind  # noqa: E402
 from rewind.index import models  # noqa: E402
@@ -107,7 +108,8 @@ def rows_of(ds: devsets.DevSet, cache: Path, settings: Settings, embedder: Any,
                         page = pages.get(page_id)
                         texts.append((page.title if page else "", p.text))
                 said = [f"{t}: {x}" if t else x for t, p in texts for x in sentences(p)
-                        if len(content_words(x)) >= 3 and len(x.split()) <= 80]
+                        if len(content_words(x)) >= settings.citation_min_words
+                        and len(x.split()) <= MAX_WORDS]  # extractive.py's lengths
                 qvec = found.query_vector
                 signals["s_cos"] = (float(np.max(embedder.embed_documents(said) @ qvec))
                                     if said and qvec is not None else 0.0)  # fmt: skip
