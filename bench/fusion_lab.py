@@ -9,7 +9,7 @@ MRR@10 / nDCG@10 / Recall@10 per query set, plus a split-half check of every tun
 docs/benchmarks.md.
 
 Candidates are what the engine hands to fusion: each retriever's top 100 passages, and the
-cosine of every candidate (BM25-only ones included, as search.py computes it).
+cosine of every candidate (BM25-only ones included, as search/retrieve.py computes it).
 
 Never: import the engine's search (it must run while the engine changes), or report a
 held-out score for parameters tuned on the same queries.

@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rewind.native import browsers, identity, register
+from rewind.install import browsers, register
+from rewind.native import identity
 
 ROOT = Path(__file__).resolve().parents[1]
 EXTENSION_SRC = ROOT / "extension"

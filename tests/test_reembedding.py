@@ -1,7 +1,7 @@
 """The re-embedding job's logic, with the fake embedder at two dimensions (two "models"):
 batches, resume after a restart, search on the old model until the switch, cancel, pages
 indexed during the job, filling in what was indexed while the model was missing.
-(tests/native/test_reembed_host.py kills the real host in the middle of a real job.)"""
+(tests/native/test_reindex.py kills the real host in the middle of a real job.)"""
 
 from __future__ import annotations
 

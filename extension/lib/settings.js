@@ -35,7 +35,7 @@ export const FIX_COMMAND = "python3 build.py install";
 
 /** @type {Readonly<LocalSettings>} */
 export const DEFAULTS = Object.freeze({
-  dwellSeconds: 5, // a page counts as read after 5 s in front (design.md)
+  dwellSeconds: 5, // a page counts as read after 5 s in front (the design's threshold, after Chrome's 5 s delay)
   paused: false, // global pause: nothing is recorded, the queue waits
   blocklist: /** @type {string[]} */ ([]), // user's patterns, on top of the built-in ones
   pausedSites: /** @type {string[]} */ ([]), // domains paused from the popup

@@ -2,7 +2,7 @@
 
 A `Check` is one line of the report. `profile_checks` looks at one profile's store,
 its derived indexes and the models they need; the native host's registration is checked
-by native/register.py's `doctor_checks`. The CLI prints both.
+by install/register.py's `doctor_checks`. The CLI prints both.
 This module must never repair anything: it says what is wrong and which command fixes it.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import config
 from .errors import RewindError
 from .index import models
 
@@ -80,7 +81,7 @@ def profile_checks(engine: Rewind) -> list[Check]:
     vec = engine.vector_state()
     if vec is None:
         checks.append(Check("vectors", False, f"embedder unavailable: "
-                            f"{engine.embedder_problem}", "Run `python3 build.py install`."))
+                            f"{engine.embedder_problem}", f"Run `{config.setup_command()}`."))
     else:
         ok = vec.vector_ids <= text.stored and vec.missing == 0
         checks.append(Check(

@@ -361,3 +361,20 @@ def model_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return app_data_dir() / "models"
+
+
+# ---- how this copy was installed ----------------------------------------------------------
+
+# A source checkout: the package sits in <checkout>/host/rewind, beside build.py.
+_CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def source_checkout() -> Path | None:
+    """The checkout this package runs from, or None when it was installed (a wheel)."""
+    return _CHECKOUT if (_CHECKOUT / "build.py").is_file() else None
+
+
+def setup_command() -> str:
+    """The one command that installs the models and registers the host, as the person
+    would type it here: `python3 build.py install` in a checkout, `rewind setup` else."""
+    return "python3 build.py install" if source_checkout() else "rewind setup"

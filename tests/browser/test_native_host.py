@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from rewind.native import browsers, identity, register
+from rewind.install import browsers, register
+from rewind.native import identity
 
 pytestmark = pytest.mark.browser
 

@@ -22,13 +22,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from .. import config
 from ..capture.chunker import approx_tokens
 from ..config import Settings
 from ..errors import Code, RewindError
 from ..index import models
 from ..index.models import LlmSpec
 
-INSTALL_HINT = "Install it with `python3 build.py install` (the offline default)."
+INSTALL_HINT = f"Install it with `{config.setup_command()}` (the offline default)."
 
 
 class Tokenizer(Protocol):
@@ -48,7 +49,7 @@ def _import_llama() -> Any:
         raise RewindError(
             Code.NOT_AVAILABLE,
             "Answering with a language model needs llama-cpp-python, which is not installed.",
-            "Run `python3 build.py install` (or `pip install 'rewind[llm]'`); until then "
+            f"Run `{config.setup_command()}` (or `pip install 'rewind[llm]'`); until then "
             "answers are extracts of your pages.",
         ) from None
     return llama_cpp

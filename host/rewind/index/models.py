@@ -25,12 +25,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .. import config
 from ..errors import Code, RewindError
 from . import catalog
 from .catalog import Licence, Measured, Shape
 
 MARKER = "rewind-install.json"  # per-model record of files verified at install
-INSTALL_HINT = "run `python3 build.py install`"
+INSTALL_HINT = f"run `{config.setup_command()}`"
 
 
 @dataclass(frozen=True)

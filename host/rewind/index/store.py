@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import faults
+from .. import config, faults
 from ..errors import Code, RewindError
 from .cipher import FieldCipher
 from .migrations import MIGRATIONS, SCHEMA_VERSION
@@ -123,7 +123,7 @@ class Store(VectorRows):
             raise RewindError(
                 Code.STORE_CORRUPT,
                 f"This store was written by a newer Rewind (schema {version} > {SCHEMA_VERSION}).",
-                "Upgrade Rewind (`python3 build.py install`).",
+                f"Upgrade Rewind (`{config.setup_command()}`).",
             )
         if self.readonly and 0 < version < SCHEMA_VERSION:  # a reader cannot upgrade it
             raise RewindError(

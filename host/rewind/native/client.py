@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import config
 from ..config import Settings
 from .framing import HEADER, Oversized, Truncated, dumps, frame, frames
 from .identity import ORIGINS_ENV, allowed_origins
@@ -58,7 +59,7 @@ def send(
     if not origins:
         print(
             f"rewind send: no extension ID known. Set {ORIGINS_ENV} or create "
-            "extension/EXTENSION_ID (python3 build.py install does).",
+            f"extension/EXTENSION_ID ({config.setup_command()} does).",
             file=sys.stderr,
         )
         return 2

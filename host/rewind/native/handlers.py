@@ -1,6 +1,6 @@
 """One handler per request type, behind one dispatch table (`HANDLERS`).
 
-A handler receives a checked request (protocol.py did the type and size checks)
+A handler receives a checked request (requests.py did the type and size checks)
 and the connection's `Session`, calls the engine, and returns the fields of its
 reply, or sends its own frames through `Ctx` when the reply is long (lists are
 packed under the 1 MiB frame limit). Each handler names its lane: `inline`

@@ -369,10 +369,10 @@ def serve(origin: str, data_dir_override: str | os.PathLike[str] | None = None) 
     if origin not in allowed:
         log.warning("refused origin %r (allowed: %s)", origin, allowed)
         hint = (
-            "Run `python3 build.py install` to register the host for this extension."
+            f"Run `{config.setup_command()}` to register the host for this extension."
             if not allowed
             else "This host only answers the Rewind extension it was "
-            "installed for; run `python3 build.py install` again if its ID changed."
+            f"installed for; run `{config.setup_command()}` again if its ID changed."
         )
         out.send(
             error_reply(

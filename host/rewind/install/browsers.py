@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PureWindowsPath
 
 from .. import config
-from .identity import HOST_NAME
+from ..native.identity import HOST_NAME
 
 
 @dataclass(frozen=True)

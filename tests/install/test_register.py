@@ -8,7 +8,6 @@ winreg only on Windows). The launcher is run for real with an empty environment.
 from __future__ import annotations
 
 import json
-import os
 import stat
 import struct
 import subprocess
@@ -17,9 +16,9 @@ from pathlib import Path, PureWindowsPath
 
 import pytest
 from rewind.errors import RewindError
-from rewind.native import browsers, register
-from rewind.native.browsers import BROWSERS, Env
-from rewind.native.register import MANIFEST_FILE
+from rewind.install import browsers, register
+from rewind.install.browsers import BROWSERS, Env
+from rewind.install.register import MANIFEST_FILE
 
 EXT_ID = "abcdefghijklmnopabcdefghijklmnop"
 OTHER_ID = "ponmlkjihgfedcbaponmlkjihgfedcba"
@@ -250,31 +249,3 @@ def test_the_launcher_starts_the_host_with_an_empty_environment(tmp_path):
         env={},
     )
     assert refused.returncode == 1 and b"forbidden" in refused.stdout
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="the CLI test writes under a Linux HOME")
-def test_module_cli_install_status_uninstall(tmp_path):
-    env = dict(os.environ, HOME=str(tmp_path), PYTHONPATH=str(Path(register.__file__).parents[1]))
-    env.pop("XDG_DATA_HOME", None)
-    (tmp_path / ".config" / "google-chrome").mkdir(parents=True)
-
-    def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "rewind.native.register", *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-
-    r = run("install", "--extension-id", EXT_ID)  # every browser found (Chromium, here)
-    assert r.returncode == 0, r.stderr
-    path = tmp_path / ".config/google-chrome/NativeMessagingHosts" / MANIFEST_FILE
-    assert read_manifest(path)["allowed_origins"] == [ORIGIN]
-    assert str(path) in r.stdout
-    launcher = Path(read_manifest(path)["path"])
-    assert launcher.is_relative_to(tmp_path)  # under the temporary HOME's data dir
-    assert run("status", "--extension-id", EXT_ID).returncode == 0
-    assert run("status", "--extension-id", OTHER_ID).returncode == 1
-    assert run("uninstall").returncode == 0
-    assert not path.exists() and not launcher.exists()

@@ -22,8 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
+from .. import config
 from ..checks import Check
 from ..errors import Code, RewindError
+from ..native.identity import (
+    HOST_NAME,
+    origin,
+    read_extension_id,
+    shipped,
+    valid_extension_id,
+)
 from .browsers import (
     BROWSERS,
     BY_KEY,
@@ -34,18 +42,9 @@ from .browsers import (
     registry_key,
     windows_registry_entries,
 )
-from .identity import (
-    EXTENSION_ID_FILE,
-    HOST_NAME,
-    REPO_ROOT,
-    origin,
-    read_extension_id,
-    valid_extension_id,
-)
 
 MANIFEST_FILE = f"{HOST_NAME}.json"
 TEMPLATE = Path("manifests") / MANIFEST_FILE
-FIX = "python3 build.py install"
 
 
 # ---- what is written ---------------------------------------------------------------------
@@ -70,14 +69,14 @@ def launcher_text(python: str, origins: list[str], pythonpath: str, windows: boo
 
         return (
             "@echo off\r\n"
-            "rem Rewind's native messaging host, written by `python build.py install`.\r\n"
+            "rem Rewind's native messaging host, written by Rewind's set-up.\r\n"
             f'set "REWIND_ALLOWED_ORIGINS={bat(allowed)}"\r\n'
             f'set "PYTHONPATH={bat(pythonpath)}"\r\n'
             f'"{bat(python)}" -m rewind serve %1\r\n'
         )
     return (
         "#!/bin/sh\n"
-        "# Rewind's native messaging host, written by `python3 build.py install`.\n"
+        "# Rewind's native messaging host, written by Rewind's set-up (`rewind setup`).\n"
         "# Browsers start hosts with a minimal environment: everything is spelled out here.\n"
         f"REWIND_ALLOWED_ORIGINS={shlex.quote(allowed)}\n"
         "export REWIND_ALLOWED_ORIGINS\n"
@@ -89,14 +88,14 @@ def launcher_text(python: str, origins: list[str], pythonpath: str, windows: boo
 
 def manifest(launcher: str, origins: list[str], template: Path | None = None) -> dict[str, Any]:
     """The host manifest: manifests/com.rewind.host.json with path and origins filled in."""
-    path = template or REPO_ROOT / TEMPLATE
+    path = template or shipped(TEMPLATE)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise RewindError(
             Code.NOT_FOUND,
             f"The host manifest template {path} is missing or broken ({exc}).",
-            "Run this from a Rewind checkout.",
+            f"Reinstall Rewind ({config.setup_command()}).",
         ) from None
     if data.get("name") != HOST_NAME:
         raise RewindError(Code.BAD_INPUT, f"{path} is not the {HOST_NAME} manifest.")
@@ -287,11 +286,12 @@ def doctor_checks(
             if not path.exists() and not is_found(b, env):
                 continue
             ok, detail = _check_manifest(str(path), path, expected, env)
-        checks.append(Check(f"host for {b.name}", ok, detail, "" if ok else FIX))
+        checks.append(Check(f"host for {b.name}", ok, detail, "" if ok else config.setup_command()))
     for d in user_data_dirs:
         path = Path(d) / "NativeMessagingHosts" / MANIFEST_FILE
         ok, detail = _check_manifest(str(path), path, expected, env)
-        checks.append(Check(f"host for --user-data-dir {d}", ok, detail, "" if ok else FIX))
+        fix = "" if ok else config.setup_command()
+        checks.append(Check(f"host for --user-data-dir {d}", ok, detail, fix))
     if not checks:
         checks.append(
             Check(
@@ -302,58 +302,3 @@ def doctor_checks(
             )
         )
     return checks
-
-
-# ---- `python -m rewind.register` (build.py install / uninstall call this) ------------------
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(
-        prog="python -m rewind.register", description="Register Rewind's native host with browsers."
-    )
-    p.add_argument("action", choices=("install", "uninstall", "status"))
-    p.add_argument(
-        "--browser",
-        action="append",
-        choices=list(BY_KEY),
-        help="only this browser (repeatable); default: every browser found",
-    )
-    p.add_argument(
-        "--user-data-dir",
-        action="append",
-        type=Path,
-        default=[],
-        help="also register for a browser started with --user-data-dir=DIR",
-    )
-    p.add_argument("--extension-id", help="default: extension/EXTENSION_ID")
-    args = p.parse_args(argv)
-    try:
-        if args.action == "uninstall":
-            for line in uninstall(browsers=args.browser, user_data_dirs=args.user_data_dir):
-                print(f"removed {line}")
-            return 0
-        ext_id = args.extension_id or read_extension_id()
-        if args.action == "status":
-            checks = doctor_checks(ext_id, user_data_dirs=args.user_data_dir)
-            for c in checks:
-                print(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}")
-            return 0 if all(c.ok for c in checks) else 1
-        if not ext_id:
-            raise RewindError(
-                Code.NOT_FOUND,
-                f"{REPO_ROOT / EXTENSION_ID_FILE} is missing, so the extension's ID is unknown.",
-                "Build the extension first (python3 build.py build), or pass --extension-id.",
-            )
-        report = install(ext_id, browsers=args.browser, user_data_dirs=args.user_data_dir)
-        for line in report.lines():
-            print(line)
-        return 0
-    except RewindError as exc:
-        print(f"rewind.register: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
