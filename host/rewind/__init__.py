@@ -7,4 +7,4 @@ is the browser's door, cli the person's; `engine.Rewind` is one profile, the sta
 together.
 """
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"

@@ -222,6 +222,7 @@ class Settings:
     max_context_chars: int = knob(200_000, "ask.page_text, build_context.raw_context")
     max_token_budget: int = knob(32_768, "build_context.token_budget")
     max_list_limit: int = knob(500, "list_pages.limit")
+    max_history_visits: int = knob(2_000, "import_history.visits: addresses in one request")
     export_batch_pages: int = knob(100, "pages read from the store per export step")
     host_read_workers: int = knob(2, "searches in parallel with the writer and the slow lane")
     host_queue_size: int = knob(256, "requests waiting per lane; the reader blocks beyond")

@@ -22,7 +22,7 @@ import filelock
 
 from . import config, faults
 from .audit import AuditLog
-from .capture import urls
+from .capture import urls, visits
 from .capture.gate import Gate, save_choices
 from .capture.ingest import IndexResult, PageInput, prepare
 from .config import Settings
@@ -274,7 +274,7 @@ class Rewind(Forgetting, Inspection):
         # A browser's copy that was on its way when the person forgot it (a file's time is
         # when it changed, not a visit: `rewind index` again after a forget is a new ask).
         forgot = self.marks.covers(prep.url, prep.domain, prep.visited_at) \
-            if page.source == "browser" else None
+            if page.source == "browser" or not page.read else None
         if forgot is not None:
             return IndexResult(prep.url, None, "skipped", 0, False, {
                 "category": "forgotten", "label": "Forgotten",
@@ -288,7 +288,12 @@ class Rewind(Forgetting, Inspection):
             return IndexResult(prep.url, None, "skipped", 0, False, verdict.to_dict())
         reader = self._writer
         existing = reader.page_by_url(prep.url)
-        if existing and existing.content_hash == prep.content_hash:
+        if not page.read and (existing is None or existing.source != visits.SOURCE):
+            # Text for an imported page that is gone (forgotten, expired) or was read since.
+            return IndexResult(prep.url, existing.id if existing else None, "unchanged", 0,
+                               False)
+        if existing and existing.content_hash == prep.content_hash and (
+                existing.source != visits.SOURCE or not page.read):
             if prep.visited_at > existing.last_visit:
                 self.record_visit(prep.url, prep.visited_at, prep.dwell_s)
                 return IndexResult(prep.url, existing.id, "visit", len(prep.passages), True)
@@ -301,10 +306,11 @@ class Rewind(Forgetting, Inspection):
             model_id = emb.model_id
         with self._writing() as store:
             existing = store.page_by_url(prep.url)
-            new_visit = existing is None or prep.visited_at > existing.last_visit
+            new_visit = page.read and (existing is None or prep.visited_at > existing.last_visit)
             record = PageRecord(
                 url=prep.url, domain=prep.domain, title=prep.title,
-                content_hash=prep.content_hash, source=page.source, metadata=page.metadata,
+                content_hash=prep.content_hash,
+                source=page.source if page.read else visits.SOURCE, metadata=page.metadata,
                 first_visit=min(existing.first_visit, prep.visited_at) if existing
                 else prep.visited_at,
                 last_visit=max(existing.last_visit, prep.visited_at) if existing
@@ -317,6 +323,8 @@ class Rewind(Forgetting, Inspection):
             record.metadata = {**record.metadata, "last_visit_dwell": prep.dwell_s
                                if new_visit else float((existing.metadata if existing else {})
                                                       .get("last_visit_dwell", 0.0))}
+            if not page.read:
+                record.metadata["fetched_at"] = record.indexed_at  # its text came later
             if model_id and not store.get_meta("embedding_model"):
                 store.set_meta("embedding_model", model_id)
             if model_id and model_id != self.model_id():
@@ -353,6 +361,64 @@ class Rewind(Forgetting, Inspection):
             page.metadata = {**page.metadata, "last_visit_dwell": dwell}
             store.upsert_page(page, None, None, None)
         return True
+
+    def import_visits(self, items: list[visits.VisitInput]) -> dict:
+        """The browser's history as "visited, not read" pages, in one write: each visit
+        through the same gate as a page (the person's rules, the sensitive-page policy, a
+        forget), new pages found by title and address at once (their vectors come from
+        the embedding job), known pages' visits merged. Says what it did, per reason."""
+        gate = self.gate()
+        now = time.time()
+        report: dict = {"imported": 0, "updated": 0, "unchanged": 0, "skipped": {}}
+        ready: list[visits.Visit] = []
+        for item in items:
+            try:
+                v = visits.prepare_visit(item, self.settings, mask=gate.redact)
+            except RewindError:
+                reason = "not a web address"
+            else:
+                max_age = self.settings.retention_max_age_days * 86400
+                verdict = ("forgotten" if self.marks.covers(v.url, v.domain, v.last_visit)
+                           else "retention" if max_age > 0 and v.last_visit < now - max_age
+                           else gate.screen_url(v.url) or gate.screen_text(v.url, v.title, []))
+                if verdict is None:
+                    ready.append(v)
+                    continue
+                reason = verdict if isinstance(verdict, str) else verdict.category
+            report["skipped"][reason] = report["skipped"].get(reason, 0) + 1
+        with self._writing() as store:
+            with store.transaction():  # one commit for the whole batch
+                for v in ready:
+                    existing = store.page_by_url(v.url)
+                    record = visits.merged(existing, v, now)
+                    if record is None:
+                        report["unchanged"] += 1
+                        continue
+                    store.upsert_page(record, None if existing else [v.passage], None, None)
+                    report["updated" if existing else "imported"] += 1
+            self._after_write(store)
+        self.audit.write("imported", source=visits.SOURCE, pages=report["imported"],
+                         updated=report["updated"], skipped=sum(report["skipped"].values()))
+        return report
+
+    def unread_pages(self, addresses: list[str]) -> list[dict]:
+        """Which of these addresses are imported pages still without their text (the
+        extension's backfill loads them): [{url, last_visit}], canonical URLs."""
+        store = self._reader()
+        out: list[dict] = []
+        seen: set[str] = set()
+        for address in addresses:
+            try:
+                url = urls.normalize(address, self.settings.max_url_chars)
+            except RewindError:
+                continue
+            if url in seen:
+                continue
+            seen.add(url)
+            page = store.page_by_url(url)
+            if page is not None and not page.read and "fetched_at" not in page.metadata:
+                out.append({"url": url, "last_visit": page.last_visit})
+        return out
 
     def ingest(self, source_id: str, text: str, metadata: dict | None = None) -> IndexResult:
         """Seed 002's contract: index any text under an id (a URL, or a bare name)."""

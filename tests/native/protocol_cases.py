@@ -62,6 +62,9 @@ VALID = {
             "dwell_s": 12.5,
         }
     },
+    "import_history": {"visits": [{"url": "https://example.org/a", "title": "A",
+                                   "first_visit": 1.6e9, "last_visit": 1.7e9,
+                                   "visit_count": 3}]},
     "record_visit": {"url": "https://example.org/a", "visited_at": 1.7e9, "dwell_s": 3},
     "search": {
         "query": "pruning graph",

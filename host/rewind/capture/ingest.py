@@ -45,6 +45,9 @@ class PageInput:
     dwell_s: float = 0.0
     source: str = "browser"
     metadata: dict = field(default_factory=dict)
+    # False: the text was loaded again from the site for a page imported from the history
+    # (visits.py), not read in a tab: it fills in that page's text and counts no visit.
+    read: bool = True
 
 
 @dataclass

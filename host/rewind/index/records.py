@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# pages.source of a page imported from the browser's history: visited, not read in a tab
+# (capture/visits.py); it becomes "browser" once the person reads it.
+HISTORY = "history"
+
 
 @dataclass
 class PassageRecord:
@@ -40,6 +44,11 @@ class PageRecord:
     id: int | None = None
     seq: int = 0
 
+    @property
+    def read(self) -> bool:
+        """Read in a tab (or indexed from a file); False: only visited, from the history."""
+        return self.source != HISTORY
+
     def to_dict(self) -> dict:
         return {
             "id": self.id,
@@ -51,6 +60,7 @@ class PageRecord:
             "visit_count": self.visit_count,
             "dwell_s": self.dwell_s,
             "source": self.source,
+            "read": self.read,
             "indexed_at": self.indexed_at,
         }
 

@@ -69,6 +69,7 @@ class Store(VectorRows):
         self.path = path
         self.readonly = readonly
         self.cipher = cipher
+        self._depth = 0  # open transactions: 0 none, 1 the outer one, more nested in it
         if readonly and not path.exists():
             raise RewindError(
                 Code.NOT_FOUND, f"No Rewind store at {path.parent}.",
@@ -153,13 +154,23 @@ class Store(VectorRows):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT; rolls back on any error, so nothing is stored half."""
+        """BEGIN IMMEDIATE ... COMMIT; rolls back on any error, so nothing is stored half.
+        A transaction opened inside another one of this store is part of it (a batch of
+        writes, e.g. a history import, commits once)."""
         if self.readonly:
             raise RewindError(Code.INTERNAL, "write on a read-only store")
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self.db
+            finally:
+                self._depth -= 1
+            return
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise _disk_error(exc) from None
+        self._depth = 1
         try:
             yield self.db
             faults.hit("store_commit")
@@ -170,6 +181,8 @@ class Store(VectorRows):
         except BaseException:
             self._rollback()
             raise
+        finally:
+            self._depth = 0
 
     def _rollback(self) -> None:
         if self.db.in_transaction:  # SQLite may already have rolled back (e.g. disk full)

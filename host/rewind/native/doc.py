@@ -42,6 +42,7 @@ def limits_table(s: Settings) -> str:
         ("`token_budget`", f"1 … {_n(s.max_token_budget)}"),
         ("`search.limit`", f"1 … {s.max_limit}"),
         ("`list_pages.limit`", f"1 … {s.max_list_limit}"),
+        ("`import_history.visits`", f"at most {_n(s.max_history_visits)} items"),
         ("`domain`", "1–253 characters"),
         ("times (`visited_at`, `since`, `until`)", "seconds since 1970 (float), 0 … 1e11"),
         ("`dwell_s`", "seconds, 0 … 1e7"),

@@ -185,8 +185,22 @@ def index_page(ctx: Ctx) -> Reply:
         text=p["text"],
         visited_at=p["visited_at"],
         dwell_s=p["dwell_s"],
+        read=p["read"],
     )
     return {"result": ctx.engine.index_page(page).to_dict()}
+
+
+def import_history(ctx: Ctx) -> Reply:
+    """Visits from the browser's history, kept as "visited, not read" pages; the reply
+    lists the pages still without text (`pending`), for the extension's backfill."""
+    from ..capture.visits import VisitInput
+
+    items = [VisitInput(v["url"], v["title"], v["first_visit"], v["last_visit"],
+                        v["visit_count"]) for v in ctx.args["visits"]]
+    report = ctx.engine.import_visits(items)
+    if report["imported"] and ctx.session.reembed is not None:
+        ctx.session.reembed.wake()  # the new titles get their vectors in the background
+    return {**report, "pending": ctx.engine.unread_pages([v.url for v in items])}
 
 
 def record_visit(ctx: Ctx) -> Reply:
@@ -416,6 +430,7 @@ HANDLERS: dict[str, Handler] = {
     "cancel": Handler(cancel, "inline", needs_engine=False),
     "list_profiles": Handler(list_profiles, "inline", needs_engine=False),
     "index_page": Handler(index_page, "write"),
+    "import_history": Handler(import_history, "write"),
     "record_visit": Handler(record_visit, "write"),
     "forget": Handler(forget, "write"),
     "clear": Handler(clear, "write"),

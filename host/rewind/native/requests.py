@@ -92,12 +92,22 @@ def schemas(s: Settings) -> dict[str, Obj]:
             "content_hash": F(Str(128), nullable=True),
             "visited_at": F(_EPOCH, nullable=True),
             "dwell_s": F(_DWELL, default=0.0),
+            "read": F(Bool(), default=True),
         },
         check=lambda p: (
             None
             if (p["passages"] is not None or p["text"] is not None)
             else "a page needs passages or text"
         ),
+    )
+    visit = Obj(
+        {
+            "url": F(Str(s.max_url_chars, min_chars=1), required=True),
+            "title": F(Str(s.max_title_chars), default=""),
+            "first_visit": F(_EPOCH, required=True),
+            "last_visit": F(_EPOCH, required=True),
+            "visit_count": F(Int(1, 10_000_000), default=1),
+        }
     )
     domain = Str(253, min_chars=1)
     return {
@@ -114,6 +124,7 @@ def schemas(s: Settings) -> dict[str, Obj]:
             ),
         ),
         "index_page": Obj({"page": F(page, required=True)}),
+        "import_history": Obj({"visits": F(List(visit, s.max_history_visits), required=True)}),
         "record_visit": Obj(
             {
                 "url": F(Str(s.max_url_chars, min_chars=1), required=True),

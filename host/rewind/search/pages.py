@@ -52,6 +52,7 @@ class Hit:
     keyword_score: float | None  # BM25 of the best passage, when it matched
     relevance: float | None = None  # the relevance gate's probability (relevance.py)
     relevant: bool = True  # False: shown folded under "less relevant"
+    read: bool = True  # False: visited, not read (imported from the browser's history)
 
     def to_dict(self) -> dict:
         d = self.__dict__.copy()
@@ -126,7 +127,8 @@ def _pages(searcher: Searcher, text: str, found: Retrieved, limit: int) -> list[
             similarity=None if h.similarity is None else round(h.similarity, 6),
             keyword_score=None if h.keyword is None else round(h.keyword, 6),
             relevance=None if p is None else round(p, 4),
-            relevant=p is None or (p >= gauge.fold and _linked(searcher, h))))
+            relevant=p is None or (p >= gauge.fold and _linked(searcher, h)),
+            read=page.read))
     return hits
 
 
