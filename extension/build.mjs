@@ -45,7 +45,12 @@ const INCLUDE = [
   "options.html",
   "options.js",
   "options.css",
+  "options",
   "ui.css",
+  "welcome.html",
+  "welcome.js",
+  "offscreen.html",
+  "offscreen.js",
 ];
 
 function fail(message) {

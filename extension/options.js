@@ -14,12 +14,14 @@
  */
 
 import { hostBanner } from "./lib/banner.js";
+import { categoryItems, toggled } from "./lib/categories.js";
 import { call, connectPort, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
 import { backupName, fromBase64, pieces, saveBlob, toBase64 } from "./lib/files.js";
 import { domainFilter, formatBytes, formatCount, relativeTime } from "./lib/format.js";
 import { retentionLine, storageLine } from "./lib/kept.js";
 import { modelChooser, reembedView } from "./lib/reembed.js";
+import { mountHistory } from "./options/history.js";
 import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS } from "./lib/settings.js";
 import { hostSettingGroups, readField } from "./lib/settings-form.js";
@@ -66,6 +68,7 @@ async function load() {
     }
     call("profiles").then(renderProfiles, (err) => msg("data-msg", errText(err), true));
     loadModels();
+    mountHistory($("history"), $("history-msg"));
     renderStorage(status.stats);
   }
 }
@@ -129,27 +132,8 @@ async function renderCategories() {
     $("categories").replaceChildren(h("li", { class: "bad", text: "The list could not be loaded: nothing is recorded until it is." }));
     return;
   }
-  const off = new Set(state.settings.disabledCategories);
-  $("categories").replaceChildren(
-    ...policy.categories.map((c) =>
-      h("li", null,
-        h("label", { class: "check" },
-          h("input", {
-            type: "checkbox", checked: !off.has(c.id), "data-category": c.id,
-            on: {
-              change: (/** @type {Event} */ ev) => {
-                const on = /** @type {HTMLInputElement} */ (ev.target).checked;
-                const next = new Set(state.settings.disabledCategories);
-                if (on) next.delete(c.id);
-                else next.add(c.id);
-                save({ disabledCategories: [...next] }, "block-msg");
-              },
-            },
-          }),
-          h("span", { text: c.label }),
-          h("span", { class: "why", text: ` — ${c.why}` }))),
-    ),
-  );
+  $("categories").replaceChildren(...categoryItems(policy, state.settings.disabledCategories, (id, on) =>
+    save({ disabledCategories: toggled(state.settings.disabledCategories, id, on) }, "block-msg")));
 }
 
 /** @param {import("./lib/settings-form.js").Field} f */

@@ -16,6 +16,7 @@ import { hostBanner } from "./lib/banner.js";
 import { call, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
 import { formatBytes, formatCount, modelsInUse, relativeTime } from "./lib/format.js";
+import { backfillView } from "./lib/history-view.js";
 import { retentionLine, storageLine } from "./lib/kept.js";
 import { reembedView } from "./lib/reembed.js";
 import { pageStatusLine } from "./lib/status.js";
@@ -111,6 +112,7 @@ function render() {
   }
 
   renderJob(connected ? stats?.reembed : null);
+  renderBackfill(st.backfill);
 
   const pause = /** @type {HTMLButtonElement} */ ($("pause"));
   pause.textContent = settings.paused ? "Resume Rewind" : "Pause Rewind";
@@ -130,6 +132,22 @@ function renderJob(job) {
   $("reembed").replaceChildren(...(view ? [view] : []));
   clearTimeout(jobTimer);
   if (job) jobTimer = setTimeout(refreshJob, 1000); // paused too: options may resume it
+}
+
+/** @type {ReturnType<typeof setTimeout>|undefined} */
+let backfillTimer;
+
+/** Loading the history's text: its line and buttons, fresh every second while it runs. @param {any} b */
+function renderBackfill(b) {
+  const started = b && b.consented && b.total;
+  $("backfill").replaceChildren(...(started ? [backfillView(b, async (action, fields) => {
+    await call(action, fields).catch((err) => ($("site-note").textContent = String(err?.message ?? err)));
+    renderBackfill(await call("history_status").then((r) => r.backfill).catch(() => null));
+  })] : []));
+  clearTimeout(backfillTimer);
+  if (b?.state === "running") {
+    backfillTimer = setTimeout(async () => renderBackfill(await call("history_status").then((r) => r.backfill).catch(() => null)), 1000);
+  }
 }
 
 async function refreshJob() {

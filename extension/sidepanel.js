@@ -224,3 +224,6 @@ if (inExtension()) {
 $("search-status").textContent = HINT;
 refreshStatus();
 $("q").focus();
+// Opened from the address bar ("rw" + words + Enter): search them at once.
+const asked = new URLSearchParams(location.search).get("q");
+if (asked) search.searchFor(asked.slice(0, 2000));

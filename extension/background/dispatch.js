@@ -9,6 +9,7 @@
  */
 
 import { Code, RewindError, toErrorValue } from "../lib/errors.js";
+import * as history from "./handlers/history.js";
 import * as recording from "./handlers/recording.js";
 import * as relay from "./handlers/relay.js";
 import * as status from "./handlers/status.js";
@@ -19,6 +20,7 @@ import { askPort, backupPort, exportPort, importPort } from "./ports.js";
  *   native: import("./native.js").NativeClient,
  *   indexer: import("./indexer.js").Indexer,
  *   tracker: import("./tracker.js").Tracker,
+ *   backfill: import("./backfill.js").Backfill,
  * }} Deps
  * @typedef {(deps: Deps, msg: any, sender: chrome.runtime.MessageSender) => Promise<any>|any} Handler
  */
@@ -51,6 +53,12 @@ export const HANDLERS = Object.freeze({
   always_record_site: recording.alwaysRecordSite,
   stop_always_recording: recording.stopAlwaysRecording,
   queue_retry: recording.retryFailed,
+  // the history: import, and its pages' text with consent
+  history_status: history.historyStatus,
+  history_import: history.historyImport,
+  backfill_consent: history.backfillConsent,
+  backfill_pause: history.backfillPause,
+  backfill_cancel: history.backfillCancel,
 });
 
 /** @type {Readonly<Record<string, (deps: Deps, port: chrome.runtime.Port) => void>>} */

@@ -23,12 +23,25 @@ import { getSettings } from "./storage.js";
  * @returns {Promise<Refusal|null>}
  */
 export async function refusal(url, where = {}) {
+  return (await refuser(where))(url);
+}
+
+/**
+ * `refusal` for many URLs at once (a history import): the settings and policy are read
+ * once, the returned function answers for each URL.
+ * @param {{incognito?: boolean, ignorePause?: boolean}} [where]
+ * @returns {Promise<(url: string) => Refusal|null>}
+ */
+export async function refuser(where = {}) {
   const [settings, policy] = await Promise.all([getSettings(), loadPolicy()]);
-  const verdict = recordVerdict(url, {
+  const ctx = {
     ...settings,
     paused: where.ignorePause ? false : settings.paused,
     incognito: Boolean(where.incognito),
     policy,
-  });
-  return verdict ? { category: verdict.category, why: verdict.why } : null;
+  };
+  return (url) => {
+    const verdict = recordVerdict(url, ctx);
+    return verdict ? { category: verdict.category, why: verdict.why } : null;
+  };
 }

@@ -10,11 +10,13 @@
  */
 
 import { HOST_NAME, PROTOCOL_VERSION } from "../lib/settings.js";
+import { BACKFILL_ALARM, Backfill } from "./backfill.js";
 import { createDispatcher } from "./dispatch.js";
 import { sendRules } from "./handlers/recording.js";
 import { extractTab } from "./extractor.js";
 import { Indexer, QUEUE_ALARM } from "./indexer.js";
 import { NativeClient } from "./native.js";
+import { registerOmnibox, suggestions } from "./omnibox.js";
 import { knownCount } from "./pages.js";
 import { getProfileId, getSettings, rememberCaptureLimits } from "./storage.js";
 import { DWELL_ALARM, IDLE_SECONDS, Tracker } from "./tracker.js";
@@ -74,16 +76,18 @@ const native = new NativeClient({
       rememberCaptureLimits(/** @type {any} */ (info.hello)?.capture).catch(() => {});
       getSettings().then((s) => sendRules(native, s)).catch(() => {});
       indexer.hostBack().catch((err) => console.error("rewind: resuming the queue failed", err));
+      backfill.kick(); // pages of the history waiting for the helper
     }
   },
   wantsReconnect: async () => (await indexer.status()).pending > 0,
 });
 const indexer = new Indexer({ native });
+const backfill = new Backfill({ native });
 const tracker = new Tracker({
   onDue: (visit) => indexer.pageRead(visit),
   onEnded: (visit, dwellMs) => indexer.visitEnded(visit, dwellMs),
 });
-const dispatcher = createDispatcher({ native, indexer, tracker });
+const dispatcher = createDispatcher({ native, indexer, tracker, backfill });
 
 // --- lifecycle -------------------------------------------------------------------------
 
@@ -101,7 +105,13 @@ async function start() {
   await indexer.drain();
 }
 
-chrome.runtime.onInstalled.addListener(guard("onInstalled", () => start()));
+chrome.runtime.onInstalled.addListener(
+  guard("onInstalled", async (details) => {
+    // First install: the welcome page says what Rewind keeps and offers the history.
+    if (details?.reason === "install") await chrome.tabs.create({ url: chrome.runtime.getURL("welcome.html") });
+    await start();
+  }),
+);
 chrome.runtime.onStartup.addListener(guard("onStartup", () => start()));
 
 // --- messages from the extension's pages ----------------------------------------------
@@ -157,6 +167,7 @@ chrome.alarms.onAlarm.addListener(
   guard("alarms.onAlarm", (alarm) => {
     if (alarm.name === DWELL_ALARM) return tracker.check();
     if (alarm.name === QUEUE_ALARM) return indexer.drain();
+    if (alarm.name === BACKFILL_ALARM) return backfill.run();
     return undefined;
   }),
 );
@@ -171,6 +182,10 @@ chrome.commands.onCommand.addListener(
     if (windowId !== undefined) await chrome.sidePanel.open({ windowId });
   }),
 );
+
+// --- the address bar: "rw" + words ------------------------------------------------------------
+
+registerOmnibox(native, guard);
 
 // --- test hooks (browser E2E tests reach them with worker.evaluate) -----------------------
 
@@ -188,6 +203,9 @@ chrome.commands.onCommand.addListener(
   dwell: () => tracker.snapshot(),
   checkDwell: () => tracker.check(),
   queue: () => indexer.status(),
+  backfill,
+  /** The address bar's suggestions for `text`, as Chrome would show them. */
+  omnibox: (/** @type {string} */ text) => suggestions(native, text),
   drain: () => indexer.drain(),
   host: () => native.info,
   request: (/** @type {string} */ type, /** @type {object} */ fields) => native.request(type, fields),
@@ -206,4 +224,5 @@ guard("wake", async () => {
   await indexer.recover();
   await tracker.schedule();
   await indexer.scheduleWake();
+  backfill.kick(); // it stops by itself unless the person started it
 })();

@@ -147,16 +147,30 @@
   }
 
   /**
-   * Entry point for the worker (`scripting.executeScript({func, args})`).
-   * @param {{limits?: Record<string, number>, redact?: boolean, honourSignals?: boolean,
-   *          budgetMs?: number}} [opts]
+   * Entry point for the worker (`scripting.executeScript({func, args})`): the page this
+   * script runs in.
+   * @param {RunOptions} [opts]
    */
   function run(opts = {}) {
+    return runOn(document, String(location.href), opts);
+  }
+
+  /**
+   * What `run` does, for any document: the live page, or (the history backfill's
+   * offscreen document) a page parsed from the HTML its site sent, which has no layout:
+   * `styleOf` then says what is hidden (visible.js's `staticStyle`).
+   * @typedef {{limits?: Record<string, number>, redact?: boolean, honourSignals?: boolean,
+   *            budgetMs?: number, styleOf?: (el: Element) => object|null}} RunOptions
+   * @param {Document} doc @param {string} url @param {RunOptions} [opts]
+   */
+  function runOn(doc, url, opts = {}) {
     const g = /** @type {any} */ (globalThis);
     const started = Date.now();
-    const url = String(location.href);
-    const title = pageTitle(document);
-    const seen = g.RewindVisible.copy(document, opts.budgetMs ? { limits: { budgetMs: opts.budgetMs } } : {});
+    const title = pageTitle(doc);
+    const seen = g.RewindVisible.copy(doc, {
+      ...(opts.budgetMs ? { limits: { budgetMs: opts.budgetMs } } : {}),
+      ...(opts.styleOf ? { styleOf: opts.styleOf } : {}),
+    });
     const copiedMs = Date.now() - started;
     if (seen.signals.length && opts.honourSignals !== false) {
       // The page's own reason not to be recorded: its text never leaves this script.
@@ -191,5 +205,5 @@
     };
   }
 
-  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, pageTitle, redactAll });
+  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, runOn, pageTitle, redactAll });
 }

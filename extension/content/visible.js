@@ -265,5 +265,23 @@
     };
   }
 
-  /** @type {any} */ (globalThis).RewindVisible = Object.freeze({ copy, fieldSignal, DEFAULTS });
+  /**
+   * What a page parsed from its HTML (no layout, no style sheets) says of its own
+   * visibility: the `hidden` attribute and inline `display: none` / `visibility: hidden` /
+   * `opacity: 0`. Text hidden by a style sheet's class cannot be seen here: the history
+   * backfill, which uses this, reads public pages its site sends to anyone.
+   * @param {any} el
+   */
+  function staticStyle(el) {
+    if (typeof el.hasAttribute === "function" && el.hasAttribute("hidden")) return { display: "none" };
+    const inline = String((typeof el.getAttribute === "function" && el.getAttribute("style")) || "");
+    if (!inline) return null;
+    const rule = (/** @type {string} */ prop) => {
+      const m = new RegExp(`(?:^|;)\\s*${prop}\\s*:\\s*([^;!]+)`, "i").exec(inline);
+      return m ? m[1].trim().toLowerCase() : undefined;
+    };
+    return { display: rule("display"), visibility: rule("visibility"), opacity: rule("opacity") };
+  }
+
+  /** @type {any} */ (globalThis).RewindVisible = Object.freeze({ copy, fieldSignal, staticStyle, DEFAULTS });
 }

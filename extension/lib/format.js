@@ -55,6 +55,8 @@ export function readFor(dwellSeconds) {
  */
 export function visitLine(hit, nowMs = Date.now()) {
   const parts = [`visited ${relativeTime(Number(hit.visited_at), nowMs)}`];
+  // Imported from the browser's history: Rewind never saw it read.
+  if (hit.read === false) parts.push("not read (from your history)");
   const read = readFor(Number(hit.dwell_s));
   if (read) parts.push(read);
   const visits = Number(hit.visit_count);

@@ -23,3 +23,22 @@ test("every file the extractor injects exists; redaction comes before extraction
   for (const f of files.filter((f) => f.startsWith("content/"))) assert.ok(existsSync(join(HERE, f)), f);
   assert.ok(files.indexOf("content/redact.js") < files.indexOf("content/extract.js"));
 });
+
+test("the offscreen reader loads the same extraction files as a tab, in the same order", () => {
+  const src = readFileSync(join(HERE, "background", "extractor.js"), "utf8");
+  const injected = [...src.matchAll(/"((?:vendor|content)\/[^"]+\.js)"/g)].map((m) => m[1]);
+  const html = readFileSync(join(HERE, "offscreen.html"), "utf8");
+  const loaded = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(loaded, injected);
+});
+
+test("the pages the worker opens and the build copies exist", () => {
+  const build = readFileSync(join(HERE, "build.mjs"), "utf8");
+  for (const page of ["welcome.html", "welcome.js", "offscreen.html", "offscreen.js"]) {
+    assert.ok(existsSync(join(HERE, page)), page);
+    assert.ok(build.includes(`"${page}"`), `build.mjs copies ${page}`);
+  }
+  const m = json("manifest.json");
+  assert.equal(m.omnibox.keyword, "rw");
+  for (const p of ["history", "offscreen"]) assert.ok(m.permissions.includes(p), p);
+});

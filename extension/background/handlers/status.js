@@ -31,13 +31,14 @@ export async function status(deps, msg) {
       // the state says what went wrong
     }
   }
-  const [queue, settings, profile] = await Promise.all([deps.indexer.status(), getSettings(), profileInfo()]);
+  const [queue, settings, profile, backfill] = await Promise.all([
+    deps.indexer.status(), getSettings(), profileInfo(), deps.backfill.status()]);
   // Fresh counts for "N pages remembered" (hello's are from connect time).
   const stats =
     deps.native.info.state === "connected"
       ? ((await deps.native.request("stats").catch(() => null))?.stats ?? null)
       : null;
-  return { host: deps.native.info, queue, settings, stats, profile };
+  return { host: deps.native.info, queue, settings, stats, profile, backfill };
 }
 
 /** @param {Deps} deps */

@@ -1,0 +1,47 @@
+/**
+ * History actions: importing the recent history and, with consent, loading its pages'
+ * text (the welcome page, the options page and the popup use these).
+ *
+ * Job: `history_status` (the last import, the backfill's progress and the words the
+ * person agrees to, the spans on offer, the keyboard shortcut of the side panel),
+ * `history_import` ({days}), `backfill_consent`, `backfill_pause` ({paused}),
+ * `backfill_cancel`.
+ * Never: start loading pages without `backfill_consent`, which a page sends only from the
+ * person's click on a button that shows those words.
+ */
+
+import { SPANS_DAYS, importHistory, lastImport } from "../history.js";
+
+/** @typedef {import("../dispatch.js").Deps} Deps */
+
+/** The side panel's shortcut as Chrome has it now ("" when the person removed it). */
+async function panelShortcut() {
+  const commands = await chrome.commands.getAll();
+  return commands.find((c) => c.name === "open-side-panel")?.shortcut ?? "";
+}
+
+/** @param {Deps} deps */
+export async function historyStatus(deps) {
+  const [last, backfill, shortcut] = await Promise.all([lastImport(), deps.backfill.status(), panelShortcut()]);
+  return { import: last, backfill, spans: SPANS_DAYS, shortcut };
+}
+
+/** @param {Deps} deps @param {any} msg */
+export async function historyImport(deps, msg) {
+  return importHistory(deps, Number(msg.days));
+}
+
+/** @param {Deps} deps */
+export function backfillConsent(deps) {
+  return deps.backfill.consent();
+}
+
+/** @param {Deps} deps @param {any} msg */
+export function backfillPause(deps, msg) {
+  return deps.backfill.setPaused(msg.paused !== false);
+}
+
+/** @param {Deps} deps */
+export function backfillCancel(deps) {
+  return deps.backfill.cancel();
+}
