@@ -181,6 +181,7 @@ class RewindBrowser:
         self._closed_workers: set[int] = set()
         self._cdp: Any = None
         self.closed = False
+        self.welcome: Any = None  # the page a first install opens (launch's keep_welcome)
         ctx.on("serviceworker", self._watch)
         for w in ctx.service_workers:
             self._watch(w)
@@ -200,12 +201,19 @@ class RewindBrowser:
         args: list[str] | None = None,
         env: dict[str, str] | None = None,
         per_profile_data: bool = False,
+        keep_welcome: bool = False,
+        first_install: bool | None = None,
     ) -> RewindBrowser:
         """`args`: more Chromium flags (NamedSites.chromium_args); `env`: more variables for
         the host (fault points); `per_profile_data`: the host keeps one data dir per profile
         id under `workdir/xdg` as on a person's computer, instead of the one forced
-        `workdir/data` (REWIND_DATA_DIR), which would hide whose store is whose."""
+        `workdir/data` (REWIND_DATA_DIR), which would hide whose store is whose.
+        The welcome page a first install opens is closed (it would take the front from the
+        reading tab) unless `keep_welcome`: then `browser.welcome` is that page. It opens
+        when the extension is new to the profile: a new profile, or `first_install`."""
         profile = workdir / "profile"
+        if first_install is None:
+            first_install = not (profile / "Default").exists()
         profile.mkdir(parents=True, exist_ok=True)
         if registered:
             register_host(profile, workdir / "host")
@@ -231,12 +239,31 @@ class RewindBrowser:
         browser = cls(ctx, workdir)
         try:
             browser.worker()
+            if first_install:
+                browser.welcome = browser.wait_welcome()
+                if not keep_welcome:
+                    browser.welcome.close()
             if incognito:
                 browser.allow_incognito()
         except BaseException:
             browser.close()
             raise
         return browser
+
+    def wait_welcome(self, timeout: float = 20) -> Any:
+        """The welcome page the extension opens when it is installed."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        deadline = time.monotonic() + timeout
+        while True:
+            for page in self.ctx.pages:
+                if page.url.startswith(self.origin + "welcome.html"):
+                    return page
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise HarnessError("the welcome page did not open when the extension was installed")
+            with contextlib.suppress(PlaywrightTimeout):
+                self.ctx.wait_for_event("page", timeout=min(left, 1.0) * 1000)
 
     # -- the worker --
 

@@ -58,12 +58,35 @@ class LocalSite:
 
 class _HostRouted(SimpleHTTPRequestHandler):
     """`https://<host>/<path>` -> `root/<host>/<path>`, `.../` -> index.html, and a path
-    without a file extension may be a `.html` file (real sites have such addresses)."""
+    without a file extension may be a `.html` file (real sites have such addresses).
+    `answers` maps "host/path" to (status, headers) for pages that answer otherwise (a
+    sign-in required, a redirect), or to (status, headers, "without-cookie"): so answered
+    only to a request that carries no cookie (a page shown to a signed-in person); `seen`
+    records each request (host, path, its Cookie header)."""
 
     root: Path
+    answers: dict[str, tuple]
+    seen: list[tuple[str, str, str]]
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        host = (self.headers.get("Host") or "").split(":")[0].lower()
+        path = urlsplit(self.path).path
+        self.seen.append((host, path, self.headers.get("Cookie") or ""))
+        answer = self.answers.get(f"{host}{path}")
+        if answer is None or (answer[2:] == ("without-cookie",) and self.headers.get("Cookie")):
+            super().do_GET()
+            return
+        status, headers = answer[:2]
+        body = f"<html><body><p>{status}</p></body></html>".encode()
+        self.send_response(status)
+        for k, v in {"Content-Type": "text/html", **headers}.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def translate_path(self, path: str) -> str:
         host = (self.headers.get("Host") or "").split(":")[0].lower()
@@ -100,9 +123,12 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
 class NamedSites:
     """Pages under real host names, over HTTPS on 127.0.0.1 (hosts are folders of `root`)."""
 
-    def __init__(self, root: Path, cert_dir: Path) -> None:
+    def __init__(self, root: Path, cert_dir: Path, answers: dict[str, tuple] | None = None,
+                 ) -> None:
         self.root = root
-        handler = type("Handler", (_HostRouted,), {"root": root})
+        self.seen: list[tuple[str, str, str]] = []  # (host, path, Cookie header) per request
+        handler = type("Handler", (_HostRouted,), {"root": root, "answers": answers or {},
+                                                    "seen": self.seen})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         cert, key = self_signed(cert_dir)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -112,7 +138,11 @@ class NamedSites:
         self._thread = _serve(self.server, "rewind-named-sites")
 
     def hosts(self) -> list[str]:
-        return sorted(p.name for p in self.root.iterdir() if p.is_dir())
+        answered = {key.split("/", 1)[0] for key in self.handler_answers()}
+        return sorted({p.name for p in self.root.iterdir() if p.is_dir()} | answered)
+
+    def handler_answers(self) -> dict[str, tuple]:
+        return self.server.RequestHandlerClass.answers
 
     def chromium_args(self) -> list[str]:
         """Send every host of `root` here; accept the self-signed certificate (tests only)."""

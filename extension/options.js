@@ -23,7 +23,7 @@ import { retentionLine, storageLine } from "./lib/kept.js";
 import { modelChooser, reembedView } from "./lib/reembed.js";
 import { mountHistory } from "./options/history.js";
 import { loadPolicy } from "./lib/load_policy.js";
-import { DEFAULTS } from "./lib/settings.js";
+import { DEFAULTS, FIX_COMMAND, FIX_FROM_SOURCE } from "./lib/settings.js";
 import { hostSettingGroups, readField } from "./lib/settings-form.js";
 
 /** @param {string} id */
@@ -159,7 +159,7 @@ function renderHost(reply) {
   state.hostGroups = hostSettingGroups(reply);
   if (!state.hostGroups.length) {
     $("host-settings").replaceChildren(h("p", { class: "muted",
-      text: "This helper does not describe its settings: update it with python3 build.py install." }));
+      text: `This helper does not describe its settings: update it with ${FIX_COMMAND} (from the source folder: ${FIX_FROM_SOURCE}).` }));
     return;
   }
   const [first, ...rest] = state.hostGroups;

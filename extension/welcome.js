@@ -91,10 +91,10 @@ async function renderHistory(connected) {
     $("history-msg").textContent = errText(err);
     return;
   }
-  const sc = st.shortcut;
-  $("shortcut-line").textContent = sc
-    ? `Press ${sc} to open the search panel, or use Rewind's toolbar button.`
-    : "Open the search panel with Rewind's toolbar button (or choose a shortcut at chrome://extensions/shortcuts).";
+  $("shortcut-line").textContent = st.shortcut
+    ? `Press ${st.shortcut} to open the search panel, or use Rewind's toolbar button.`
+    : "Open the search panel with Rewind's toolbar button. Chrome has no keyboard shortcut for " +
+      `it yet: set one at chrome://extensions/shortcuts (Rewind suggests ${st.suggested || "Alt+Shift+R"}).`;
   if (!connected) {
     $("history").replaceChildren(Object.assign(document.createElement("p"), {
       className: "muted", textContent: "Rewind's helper must be running to import your history." }));

@@ -8,7 +8,7 @@
  */
 
 import { h } from "./dom.js";
-import { FIX_COMMAND } from "./settings.js";
+import { FIX_COMMAND, FIX_FROM_SOURCE } from "./settings.js";
 
 /** @type {Record<string, {title: string, text: string, command: boolean}>} */
 const STATES = {
@@ -81,6 +81,7 @@ export function hostBanner(info, opts = {}) {
     h("strong", { text: s.title }),
     s.text ? h("p", { text: s.text }) : null,
     cmd,
+    cmd ? h("p", { class: "detail", text: `(From Rewind's source folder: ${FIX_FROM_SOURCE}.)` }) : null,
     detail ? h("p", { class: "detail", text: detail }) : null,
     retry,
   );

@@ -13,8 +13,10 @@
 export const HOST_NAME = "com.rewind.host";
 /** Protocol version this extension speaks (PROTOCOL.md, hello). */
 export const PROTOCOL_VERSION = 1;
-/** The one command that installs and registers the host. */
-export const FIX_COMMAND = "python3 build.py install";
+/** The one command that installs and registers the host (`rewind setup`, README). */
+export const FIX_COMMAND = "rewind setup";
+/** The same, for a person who runs Rewind from its source folder. */
+export const FIX_FROM_SOURCE = "python3 build.py install";
 
 /**
  * @typedef {{

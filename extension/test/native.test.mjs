@@ -150,7 +150,7 @@ test("host not found: state host_missing with the fix, pending requests rejected
   h.die("Specified native messaging host not found.");
   await assert.rejects(p, (/** @type {any} */ e) => e.code === "host_missing" && /build\.py install/.test(e.hint));
   assert.equal(h.client.info.state, "host_missing");
-  assert.equal(h.client.info.fix, "python3 build.py install");
+  assert.equal(h.client.info.fix, "rewind setup");
   await assert.rejects(h.client.request("stats"), (/** @type {any} */ e) => e.code === "host_missing");
   assert.equal(h.connects, 1, "no reconnect storm while the host is missing");
 });

@@ -14,16 +14,18 @@ import { SPANS_DAYS, importHistory, lastImport } from "../history.js";
 
 /** @typedef {import("../dispatch.js").Deps} Deps */
 
-/** The side panel's shortcut as Chrome has it now ("" when the person removed it). */
+/** The side panel's shortcut as Chrome has it now ("" when none is set: Chrome did not
+ * assign the suggested one, or the person removed it), and the one the manifest suggests. */
 async function panelShortcut() {
   const commands = await chrome.commands.getAll();
-  return commands.find((c) => c.name === "open-side-panel")?.shortcut ?? "";
+  const suggested = /** @type {any} */ (chrome.runtime.getManifest()).commands?.["open-side-panel"]?.suggested_key?.default ?? "";
+  return { shortcut: commands.find((c) => c.name === "open-side-panel")?.shortcut ?? "", suggested };
 }
 
 /** @param {Deps} deps */
 export async function historyStatus(deps) {
-  const [last, backfill, shortcut] = await Promise.all([lastImport(), deps.backfill.status(), panelShortcut()]);
-  return { import: last, backfill, spans: SPANS_DAYS, shortcut };
+  const [last, backfill, keys] = await Promise.all([lastImport(), deps.backfill.status(), panelShortcut()]);
+  return { import: last, backfill, spans: SPANS_DAYS, ...keys };
 }
 
 /** @param {Deps} deps @param {any} msg */
