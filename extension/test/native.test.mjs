@@ -148,7 +148,7 @@ test("host not found: state host_missing with the fix, pending requests rejected
   const p = h.client.request("stats");
   await tick();
   h.die("Specified native messaging host not found.");
-  await assert.rejects(p, (/** @type {any} */ e) => e.code === "host_missing" && /build\.py install/.test(e.hint));
+  await assert.rejects(p, (/** @type {any} */ e) => e.code === "host_missing" && /rewind setup/.test(e.hint));
   assert.equal(h.client.info.state, "host_missing");
   assert.equal(h.client.info.fix, "rewind setup");
   await assert.rejects(h.client.request("stats"), (/** @type {any} */ e) => e.code === "host_missing");
