@@ -4,7 +4,7 @@ Job: register the real host for a throwaway Chromium profile, launch Chromium wi
 built extension, read a slice of the real Python documentation served on 127.0.0.1,
 wait until the host has indexed it, type a search, a question and a follow-up into the
 side panel, print what the person sees (each citation's passage too), and save screenshots
-of the side panel, the popup and the options page.
+of the welcome page, the side panel, the popup and the options page.
 Never: touch the person's own browser profiles or host registration (everything lives
 under the output folder), or fake an answer the host did not give.
 """
@@ -186,7 +186,8 @@ def run(args: argparse.Namespace) -> int:
             say(f"launching {chromium} with the extension ({mode})")
             say(f"the host is registered for this profile only: {out / 'profile'}")
             browser = RewindBrowser.launch(
-                pw, out, chromium=chromium, extension=extension, headless=not args.headed
+                pw, out, chromium=chromium, extension=extension, headless=not args.headed,
+                keep_welcome=True,
             )
             try:
                 return demo(browser, site, shots, expect)
@@ -208,6 +209,14 @@ def demo(browser: RewindBrowser, site: LocalSite, shots: Path, expect: Any) -> i
     models = ", ".join(m["name"] for m in hello.get("models", []) if m.get("installed"))
     version = hello.get("host_version", "?")
     say(f"connected to the host {version}; models installed: {models or 'none'}")
+
+    say("the welcome page (it opened when the extension was installed)")
+    welcome = browser.welcome
+    welcome.click("#recheck")
+    expect(welcome.locator("#helper-status")).to_contain_text("Connected", timeout=UI_TIMEOUT_MS)
+    show(welcome.locator("#helper-status").inner_text())
+    welcome.screenshot(path=str(shots / "welcome.png"), full_page=True)
+    welcome.close()
 
     browser.settings(dwellSeconds=DWELL_SECONDS)
     say(

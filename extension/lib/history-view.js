@@ -133,7 +133,7 @@ export function backfillView(b, act) {
     return h("div", { class: "backfill" },
       h("h3", { text: "Read their text too?" }),
       h("p", { id: "backfill-words", text: String(b.words ?? "") }),
-      h("p", { class: "help", text: `${formatCount(b.total)} pages, one request per site per second at most, paused while a page you open is loading. Pages that need you to sign in are skipped, and anything that looks private is not kept.` }),
+      h("p", { class: "help", text: `${formatCount(b.total)} pages, one request per site per second at most, paused while a page you open is loading. Each site sees a visit from this computer, as if you opened the page signed out. Pages that need you to sign in are skipped, and anything that looks private is not kept.` }),
       h("p", { class: "save-row" },
         h("button", { id: "backfill-consent", type: "button", text: "Load their text", on: { click: () => act("backfill_consent") } })));
   }

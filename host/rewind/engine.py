@@ -366,10 +366,12 @@ class Rewind(Forgetting, Inspection):
         """The browser's history as "visited, not read" pages, in one write: each visit
         through the same gate as a page (the person's rules, the sensitive-page policy, a
         forget), new pages found by title and address at once (their vectors come from
-        the embedding job), known pages' visits merged. Says what it did, per reason."""
+        the embedding job), known pages' visits merged. Says what it did, per reason, and
+        which of these pages still wait for their text (`pending`)."""
         gate = self.gate()
         now = time.time()
         report: dict = {"imported": 0, "updated": 0, "unchanged": 0, "skipped": {}}
+        pending: dict[str, float] = {}  # url -> last visit, once each
         ready: list[visits.Visit] = []
         for item in items:
             try:
@@ -391,34 +393,18 @@ class Rewind(Forgetting, Inspection):
                 for v in ready:
                     existing = store.page_by_url(v.url)
                     record = visits.merged(existing, v, now)
+                    if visits.waits_for_text(record or existing):
+                        pending[v.url] = (record or existing).last_visit
                     if record is None:
                         report["unchanged"] += 1
                         continue
                     store.upsert_page(record, None if existing else [v.passage], None, None)
                     report["updated" if existing else "imported"] += 1
             self._after_write(store)
+        report["pending"] = [{"url": u, "last_visit": t} for u, t in pending.items()]
         self.audit.write("imported", source=visits.SOURCE, pages=report["imported"],
                          updated=report["updated"], skipped=sum(report["skipped"].values()))
         return report
-
-    def unread_pages(self, addresses: list[str]) -> list[dict]:
-        """Which of these addresses are imported pages still without their text (the
-        extension's backfill loads them): [{url, last_visit}], canonical URLs."""
-        store = self._reader()
-        out: list[dict] = []
-        seen: set[str] = set()
-        for address in addresses:
-            try:
-                url = urls.normalize(address, self.settings.max_url_chars)
-            except RewindError:
-                continue
-            if url in seen:
-                continue
-            seen.add(url)
-            page = store.page_by_url(url)
-            if page is not None and not page.read and "fetched_at" not in page.metadata:
-                out.append({"url": url, "last_visit": page.last_visit})
-        return out
 
     def ingest(self, source_id: str, text: str, metadata: dict | None = None) -> IndexResult:
         """Seed 002's contract: index any text under an id (a URL, or a bare name)."""

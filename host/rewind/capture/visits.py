@@ -96,3 +96,8 @@ def merged(existing: PageRecord | None, v: Visit, now: float) -> PageRecord | No
                                 existing.visit_count):
         return None
     return dataclasses.replace(existing, first_visit=first, last_visit=last, visit_count=count)
+
+
+def waits_for_text(page: PageRecord | None) -> bool:
+    """An imported page whose text the backfill has not loaded yet."""
+    return page is not None and not page.read and "fetched_at" not in page.metadata

@@ -200,7 +200,7 @@ def import_history(ctx: Ctx) -> Reply:
     report = ctx.engine.import_visits(items)
     if report["imported"] and ctx.session.reembed is not None:
         ctx.session.reembed.wake()  # the new titles get their vectors in the background
-    return {**report, "pending": ctx.engine.unread_pages([v.url for v in items])}
+    return report
 
 
 def record_visit(ctx: Ctx) -> Reply:
