@@ -277,7 +277,7 @@ def cmd_dist(args: argparse.Namespace) -> None:
     shipped.mkdir()
     for path in SHIPPED:
         shutil.copy2(path, shipped / path.name)
-    for old in DIST.glob("rewind-*.whl"):
+    for old in [*DIST.glob("rewind-*.whl"), *DIST.glob("rewind-extension-*.zip")]:
         old.unlink()
     run([PY, "-m", "pip", "wheel", "--quiet", "--no-deps",
          "-w", DIST, stage], env=venv_env())
