@@ -14,15 +14,11 @@ import { hostBanner } from "./lib/banner.js";
 import { categoryItems, toggled } from "./lib/categories.js";
 import { call } from "./lib/client.js";
 import { formatCount, modelsInUse } from "./lib/format.js";
-import { historyView } from "./lib/history-view.js";
+import { mountHistory } from "./lib/history-view.js";
 import { loadPolicy } from "./lib/load_policy.js";
 
 /** @param {string} id */
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
-
-/** @type {ReturnType<typeof setTimeout>|undefined} */
-let timer;
-let busy = false;
 
 /** @param {unknown} err */
 function errText(err) {
@@ -81,41 +77,26 @@ async function renderCategories(disabled) {
   }));
 }
 
-/** @param {boolean} connected */
-async function renderHistory(connected) {
-  clearTimeout(timer);
-  let st;
-  try {
-    st = await call("history_status");
-  } catch (err) {
-    $("history-msg").textContent = errText(err);
-    return;
-  }
+/** The shortcut Chrome has for the side panel, or how to set one. @param {any} st */
+function showShortcut(st) {
   $("shortcut-line").textContent = st.shortcut
     ? `Press ${st.shortcut} to open the search panel, or use Rewind's toolbar button.`
     : "Open the search panel with Rewind's toolbar button. Chrome has no keyboard shortcut for " +
       `it yet: set one at chrome://extensions/shortcuts (Rewind suggests ${st.suggested || "Alt+Shift+R"}).`;
-  if (!connected) {
-    $("history").replaceChildren(Object.assign(document.createElement("p"), {
-      className: "muted", textContent: "Rewind's helper must be running to import your history." }));
-    return;
-  }
-  $("history").replaceChildren(historyView(st, act, { busy }));
-  const moving = st.import?.state === "running" || st.backfill?.state === "running";
-  if (moving || busy) timer = setTimeout(() => renderHistory(true), 1000);
 }
 
-/** @param {string} action @param {object} [fields] */
-async function act(action, fields = {}) {
-  $("history-msg").textContent = "";
-  busy = action === "history_import";
-  const pending = call(action, fields).catch((err) => {
-    $("history-msg").textContent = errText(err);
-  });
-  await renderHistory(true);
-  await pending;
-  busy = false;
-  await renderHistory(true);
+let mounted = false; // the history's controls keep themselves fresh once drawn
+
+/** @param {boolean} connected */
+async function renderHistory(connected) {
+  if (connected && !mounted) {
+    mounted = true;
+    return mountHistory($("history"), $("history-msg"), showShortcut);
+  }
+  if (connected) return undefined;
+  $("history").replaceChildren(Object.assign(document.createElement("p"), {
+    className: "muted", textContent: "Rewind's helper must be running to import your history." }));
+  showShortcut(await call("history_status").catch(() => ({})));
 }
 
 $("recheck").addEventListener("click", () => load(true));

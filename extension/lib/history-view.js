@@ -6,11 +6,13 @@
  * and address — 23 not imported: banks and payments 12, mail 8 …"), for the backfill's
  * progress ("Loading the text of your history: 41 % — about 2 h left"), and the controls:
  * span choice and Import, the consent button that shows exactly what will happen, pause,
- * resume and stop. Every action goes through `call` (the worker does the work).
+ * resume and stop; `mountHistory` keeps them drawn in a page (fresh every second while
+ * something runs). Every action goes through `call` (the worker does the work).
  * Never: start loading pages without the person's click on the button that shows the
  * consent words, or render a page's address or title as HTML.
  */
 
+import { call } from "./client.js";
 import { h } from "./dom.js";
 import { formatCount } from "./format.js";
 import { timeLeft } from "./reembed.js";
@@ -151,4 +153,44 @@ export function backfillView(b, act) {
           h("ul", { id: "backfill-skipped", class: "small" },
             ...skipped.map((/** @type {any} */ s) => h("li", null, h("span", { class: "url", text: String(s.url) }), h("span", { text: ` — ${String(s.reason)}` })))))
       : null);
+}
+
+/**
+ * Draw the history's controls into `box`, and again after each action and every second
+ * while an import or the backfill runs. `onStatus` sees each history_status answer (the
+ * welcome page takes the side panel's shortcut from it).
+ * @param {HTMLElement} box @param {HTMLElement} msg where errors are said
+ * @param {(st: any) => void} [onStatus]
+ */
+export function mountHistory(box, msg, onStatus) {
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let timer;
+  let busy = false;
+
+  async function render() {
+    clearTimeout(timer);
+    try {
+      const st = await call("history_status");
+      onStatus?.(st);
+      box.replaceChildren(historyView(st, act, { busy }));
+      if (busy || st.import?.state === "running" || st.backfill?.state === "running") timer = setTimeout(render, 1000);
+    } catch (err) {
+      msg.textContent = String(/** @type {any} */ (err)?.message ?? err);
+    }
+  }
+
+  /** @param {string} action @param {object} [fields] */
+  async function act(action, fields = {}) {
+    msg.textContent = "";
+    busy = action === "history_import";
+    const done = call(action, fields).catch((/** @type {any} */ err) => {
+      msg.textContent = String(err?.message ?? err);
+    });
+    await render();
+    await done;
+    busy = false;
+    await render();
+  }
+
+  return render();
 }
