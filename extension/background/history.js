@@ -28,7 +28,7 @@ const VISIT_LOOKUPS = 16; // chrome.history.getVisits calls in flight
  * @typedef {{state: "idle"|"running"|"done"|"failed", days: number, found: number,
  *            sent: number, imported: number, updated: number, refusedHere: Record<string, number>,
  *            refusedByHelper: Record<string, number>, pending: number, error: string|null,
- *            at: number|null, tookMs: number|null}} ImportSummary
+ *            at: number|null, tookMs: number|null, phasesMs: Record<string, number>}} ImportSummary
  */
 
 /** @returns {Promise<ImportSummary|null>} */
@@ -74,19 +74,29 @@ export async function importHistory(deps, days) {
   /** @type {ImportSummary} */
   const summary = {
     state: "running", days, found: 0, sent: 0, imported: 0, updated: 0, refusedHere: {},
-    refusedByHelper: {}, pending: 0, error: null, at: now, tookMs: null,
+    refusedByHelper: {}, pending: 0, error: null, at: now, tookMs: null, phasesMs: {},
+  };
+  const clock = deps.now ?? Date.now;
+  let mark = clock();
+  const phase = (/** @type {string} */ name) => {
+    const t = clock();
+    summary.phasesMs[name] = (summary.phasesMs[name] ?? 0) + (t - mark);
+    mark = t;
   };
   await save(summary);
   try {
     const items = await chrome.history.search({ text: "", startTime: now - days * 86_400_000, maxResults: MAX_ENTRIES });
     summary.found = items.length;
+    phase("history");
     const refuse = await refuser({ ignorePause: true });
     const kept = items.filter((item) => {
       const why = refuse(String(item.url ?? ""));
       if (why) summary.refusedHere[why.category] = (summary.refusedHere[why.category] ?? 0) + 1;
       return !why;
     });
+    phase("rules");
     const first = await firstVisits(kept);
+    phase("visits");
     /** @type {Visit[]} */
     const visits = kept.map((item) => {
       const last = (item.lastVisitTime ?? now) / 1000;
@@ -98,6 +108,7 @@ export async function importHistory(deps, days) {
     });
     for (let i = 0; i < visits.length; i += BATCH) {
       const r = await deps.native.request("import_history", { visits: visits.slice(i, i + BATCH) });
+      phase("helper");
       summary.sent += Math.min(BATCH, visits.length - i);
       summary.imported += r.imported ?? 0;
       summary.updated += r.updated ?? 0;
@@ -107,6 +118,7 @@ export async function importHistory(deps, days) {
       summary.pending += (r.pending ?? []).length;
       await deps.backfill.add(r.pending ?? []);
       await save(summary);
+      phase("bookkeeping");
     }
     summary.state = "done";
   } catch (err) {
