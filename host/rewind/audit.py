@@ -28,7 +28,7 @@ log = logging.getLogger("rewind.audit")
 FILE = "audit.log"
 BACKUPS = 2
 EVENTS = ("indexed", "updated", "skipped", "forgotten", "expired", "exported", "imported",
-          "reset", "encrypted")
+          "reset", "encrypted", "rebuilt")
 
 
 @dataclass

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from . import config
 from .errors import RewindError
-from .index import models
+from .index import integrity, models
 
 if TYPE_CHECKING:
     from .engine import Rewind
@@ -71,11 +71,14 @@ def profile_checks(engine: Rewind) -> list[Check]:
         "" if enc.encrypted or not want else
         "The next Rewind that opens it for writing (the browser's host, `rewind index`) "
         "encrypts it."))
+    for repaired in engine.repaired:  # found damaged when this command opened the store
+        checks.append(Check("repaired", True, f"rebuilt from the store just now: {repaired}"))
     text = engine.text_index_state()
-    same = text.stored == text.indexed
+    same = text.stored == text.indexed and not text.damage
     lag = f" (text index at change {text.applied} of {text.seq})" if text.applied < text.seq else ""
     checks.append(Check(
         "text index", same and text.applied >= text.seq,
+        f"damaged: {integrity.summary(text.damage)}" if text.damage else
         f"{len(text.indexed)} passages indexed, {len(text.stored)} stored{lag}",
         "" if same else "Run `rewind reindex` (it rebuilds from the store)."))
     vec = engine.vector_state()

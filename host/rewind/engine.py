@@ -29,7 +29,7 @@ from .config import Settings
 from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
-from .index import at_rest, embedding_job, models, vector_file
+from .index import at_rest, embedding_job, integrity, models, vector_file
 from .index.embedder import Embedder, OnnxEmbedder
 from .index.pieces import embed_passages
 from .index.records import PageRecord
@@ -78,6 +78,7 @@ class Rewind(Forgetting, Inspection):
         self.embedder_load_s: float | None = None  # how long the model took to load
         self._vectors: VectorIndex | None = None
         self._gate: Gate | None = None
+        self.repaired: list[str] = []  # what was found damaged at open and rebuilt
         if not readonly:
             self._recover()
 
@@ -167,13 +168,18 @@ class Rewind(Forgetting, Inspection):
 
     def _recover(self, store: Store | None = None) -> None:
         """Bring the text index up to the store (after a crash, or after changes left
-        waiting), if nobody else is writing: a writer catches up itself."""
+        waiting; rebuilt when it was found damaged), if nobody else is writing: a writer
+        catches up itself."""
         try:
             self._lock.acquire(timeout=0)
         except filelock.Timeout:
             return
         try:
+            damage = list(self.text_index.damage)
             self.text_index.catch_up(store or self._writer)
+            if damage and not self.text_index.damage:
+                self.repaired.append(f"the text index ({integrity.summary(damage)})")
+                self.audit.write("rebuilt", part="text index", why=integrity.summary(damage))
             if store is None:
                 self._retain(self._writer)  # the person's limits, once at start
         finally:

@@ -28,6 +28,7 @@ class Code(StrEnum):
     BAD_INPUT = "bad_input"  # a file or text that cannot be indexed (empty, binary, ...)
     INTERNAL = "internal"  # a bug: the message says where to report it
     KEY_MISSING = "key_missing"  # an encrypted store's key is gone or is not its key
+    INDEX_DAMAGED = "index_damaged"  # a derived index is damaged: rebuilt from the store
 
 
 class RewindError(Exception):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .capture import urls
-from .index import embedding_job, retention
+from .index import embedding_job, integrity, retention
 
 if TYPE_CHECKING:
     import threading
@@ -34,6 +34,7 @@ class TextIndexState:
     applied: int  # the last change the text index applied
     stored: set[int]  # passage ids in the store
     indexed: set[int]  # passage ids in the text index
+    damage: list[str]  # what a full check of its files found (empty: whole)
 
 
 @dataclass
@@ -113,8 +114,11 @@ class Inspection:
         store = self._reader()
         seq, applied = store.seq(), self.text_index.applied_seq()
         stored = store.passage_ids()
+        damage = integrity.problems(self.text_index.dir, full=True, remember=False)
+        if damage or self.text_index.damage:
+            return TextIndexState(seq, applied, stored, set(), damage or self.text_index.damage)
         self.text_index.reload()
-        return TextIndexState(seq, applied, stored, self.text_index.passage_ids())
+        return TextIndexState(seq, applied, stored, self.text_index.passage_ids(), [])
 
     def vector_state(self) -> VectorState | None:
         """Vectors of the store's model against its passages; None without an embedder."""

@@ -94,6 +94,8 @@ def history_evidence(
     if found.degraded is not None:
         notice = (f"Semantic search is unavailable ({found.degraded}); "
                   "the sources were found by their words only.")
+    if found.keyword_degraded is not None:
+        notice = f"{found.keyword_degraded} The sources were found by their meaning only."
     meta = Retrieval([], found.took_ms, found.query_vector, notice,
                      candidates=[h.passage_id for h in found.hits])
     if not found.hits:

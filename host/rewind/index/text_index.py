@@ -39,7 +39,9 @@ import tantivy
 
 from .. import faults
 from ..config import Settings
+from ..errors import Code, RewindError
 from ..text import STOP_WORDS
+from . import integrity
 from .cipher import FieldCipher
 from .store import Store
 
@@ -109,20 +111,26 @@ class TextIndex:
         fresh = not (directory / "meta.json").exists()
         if fresh and not readonly:
             self._write_mode()  # first: whoever opens it next knows what terms it holds
-        # Terms of another kind (the store was just encrypted): rebuilt by the next
-        # catch_up, under the write lock, never here where another process may be writing.
-        self._stale = not fresh and self._stored_mode() != self._terms_mode
+        # A damaged index (integrity.py: a file cut short, a checksum that does not match,
+        # a segment gone) is never searched: it would answer "no matches" silently.
+        self.damage: list[str] = [] if fresh else integrity.problems(directory)
+        # Terms of another kind (the store was just encrypted), or damage: rebuilt by the
+        # next catch_up, under the write lock, never here where another process may write.
+        self._stale = not fresh and (bool(self.damage)
+                                     or self._stored_mode() != self._terms_mode)
         try:
             if readonly and self._stale:
                 raise ValueError("the index holds terms of another kind")
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=True)
         except ValueError:
-            if readonly:  # a reader cannot repair it: answer from an empty one, doctor tells
+            if readonly:  # a reader cannot repair it: searches say so (`unusable`)
+                self.damage = self.damage or ["it could not be opened"]
                 self.index = tantivy.Index(self.schema)
                 self.index.register_tokenizer(ANALYZER, self._index_analyzer())
                 self._loaded_seq = -1
                 return
             # A damaged or incompatible index is derived data: start it again, then catch up.
+            self.damage = self.damage or ["it could not be opened"]
             shutil.rmtree(directory, ignore_errors=True)
             directory.mkdir(parents=True, exist_ok=True)
             self.index = tantivy.Index(self.schema, path=str(directory), reuse=False)
@@ -211,6 +219,7 @@ class TextIndex:
         self._write_applied(0)
         self._write_mode()
         self._stale = False
+        self.damage = []
         self._loaded_seq = 0
         self.catch_up(store)
 
@@ -317,8 +326,19 @@ class TextIndex:
             text, ["text", "title", "url"], field_boosts=self.boosts)
         return query
 
+    def check_usable(self) -> None:
+        """INDEX_DAMAGED when this index must not be searched (a reader found it damaged,
+        or holding another key's terms, and cannot rebuild it)."""
+        if self._stale or self.damage:
+            why = integrity.summary(self.damage) or "it holds terms under another key"
+            raise RewindError(
+                Code.INDEX_DAMAGED, f"The keyword index cannot be used ({why}).",
+                "Rewind rebuilds it from your pages the next time it writes (the browser's "
+                "helper, `rewind index`); `rewind reindex` rebuilds it now.")
+
     def search(self, text: str, k: int, *, domain: str | None = None,
                since: float | None = None, until: float | None = None) -> list[KeywordHit]:
+        self.check_usable()
         query = self.parse(text)
         clauses = [(tantivy.Occur.Must, query)]
         if domain:

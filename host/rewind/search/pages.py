@@ -83,6 +83,8 @@ def search(searcher: Searcher, q: SearchQuery) -> SearchResponse:
     notice = None
     if found.degraded is not None:
         notice = f"Semantic search is unavailable ({found.degraded}); showing keyword matches."
+    if found.keyword_degraded is not None:
+        notice = f"{found.keyword_degraded} Showing matches by meaning only."
     results = _pages(searcher, (q.text or "").strip(), found, limit) if found.hits else []
     return SearchResponse(found.mode, (time.perf_counter() - t0) * 1000, results, notice)
 

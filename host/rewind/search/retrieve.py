@@ -54,6 +54,7 @@ class Retrieved:
     keyword_top: float  # the best BM25 score among the candidates (0: none matched)
     degraded: str | None = None  # why semantic search was unavailable, if it was
     took_ms: float = 0.0
+    keyword_degraded: str | None = None  # why keyword matching was left out of a hybrid search
 
     def keyword_share(self, hit: PassageHit) -> float:
         """A passage's BM25 score as a share of the best one (0 when it did not match)."""
@@ -109,7 +110,13 @@ class Searcher:
             for h in self._vectors.search(qvec, k, allowed):
                 dense[h.passage_id] = h.similarity
                 page_of[h.passage_id] = h.page_id
-        if mode in ("keyword", "hybrid"):
+        keyword_degraded = None
+        if mode == "hybrid" and dense:
+            try:  # a damaged keyword index: the meaning alone, and the notice says why
+                self.text_index.check_usable()
+            except RewindError as exc:
+                keyword_degraded, mode = exc.message, "semantic"
+        if mode in ("keyword", "hybrid"):  # damaged in keyword mode: its error, with the fix
             for h in self.text_index.search(text, k, domain=q.domain, since=q.since,
                                             until=q.until):
                 keyword[h.passage_id] = h.score
@@ -135,7 +142,7 @@ class Searcher:
                 for pid, score in scores.items()]
         hits.sort(key=lambda h: (-h.score, h.passage_id))
         return Retrieved(hits, mode, qvec, max(keyword.values(), default=0.0), degraded,
-                         (time.perf_counter() - t0) * 1000)
+                         (time.perf_counter() - t0) * 1000, keyword_degraded)
 
     # ---- what callers read about the passages they got ---------------------------------
 
