@@ -66,6 +66,13 @@ function render() {
   const banners = [];
   const hb = hostBanner(host, { onRetry: () => load(true) });
   if (hb) banners.push(hb);
+  if (st.queue?.disk_full) {
+    banners.push(
+      h("section", { class: "banner banner-warn", role: "status" },
+        h("strong", { text: "Rewind's disk is full" }),
+        h("p", { text: `${formatCount(st.queue.pending)} pages are waiting, none is lost: free some space and Rewind goes on by itself.` })),
+    );
+  }
   if (settings.paused) {
     banners.push(
       h("section", { class: "banner banner-paused", role: "status" },

@@ -12,8 +12,9 @@
  * a page the rules refuse.
  */
 
-/** Host error codes that mean "not now", not "this page": wait without spending a try. */
-const WAIT_CODES = new Set(["store_locked"]);
+/** Host error codes that mean "not now", not "this page": wait without spending a try
+ * (another writer; a full disk, which the person frees: the pages wait, none is lost). */
+const WAIT_CODES = new Set(["store_locked", "disk_full"]);
 
 /**
  * @typedef {{text: string, position: number, quality: number}} Passage

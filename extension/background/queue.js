@@ -312,6 +312,8 @@ export function status(q, now) {
     bytes: pendingBytes(q.items),
     last_indexed: q.last_indexed,
     last_error: lastErr ? lastErr.error : null,
+    // The helper's disk is full: pages wait (no try spent) until there is room.
+    disk_full: q.items.some((it) => it.deferred && String(it.error ?? "").startsWith("disk_full")),
     next_at: nextWakeAt(q, now),
   };
 }

@@ -95,6 +95,8 @@ test("errors: unsent (no host at connect) and store_locked defer; a timeout or a
   assert.equal((await deliver(item(), throwing(unsent))).outcome, "defer");
   const locked = Object.assign(new Error("busy"), { code: "store_locked" });
   assert.equal((await deliver(item(), throwing(locked))).outcome, "defer");
+  const full = Object.assign(new Error("The disk holding … is full"), { code: "disk_full" });
+  assert.deepEqual(await deliver(item(), throwing(full)), { outcome: "defer", error: "disk_full: The disk holding … is full" });
   for (const code of ["timeout", "host_disconnected", "bad_request"]) {
     const r = await deliver(item(), throwing(Object.assign(new Error("x"), { code })));
     assert.deepEqual(r, { outcome: "failed", error: `${code}: x`, code });

@@ -262,3 +262,16 @@ test("a host refusal (status skipped) leaves the line without a retry or a failu
   assert.deepEqual([end.items.length, end.failed.length, end.dropped], [0, 0, 0]);
   assert.equal(end.last_indexed, null, "not remembered");
 });
+
+test("a full disk on the helper's side: every page waits, no try spent, and the status says so", () => {
+  let q = Q.enqueue(Q.emptyQueue(), page("a"), 0).queue;
+  q = Q.enqueue(q, page("b"), 0).queue;
+  const item = Q.nextReady(q, 1);
+  q = Q.markSending(q, item.id, 1);
+  q = Q.applyOutcome(q, item, { outcome: "defer", error: "disk_full: The disk is full" }, 2, 30_000).queue;
+  const st = Q.status(q, 3);
+  assert.equal(st.disk_full, true);
+  assert.equal(st.pending, 2);
+  assert.equal(st.failed, 0);
+  assert.ok(q.items.every((it) => (it.tries ?? 0) === 0));
+});

@@ -81,6 +81,9 @@ def profile_checks(engine: Rewind) -> list[Check]:
         f"damaged: {integrity.summary(text.damage)}" if text.damage else
         f"{len(text.indexed)} passages indexed, {len(text.stored)} stored{lag}",
         "" if same else "Run `rewind reindex` (it rebuilds from the store)."))
+    if engine.behind:
+        checks.append(Check("disk", False, engine.behind,
+                            "Free some space: the text index catches up by itself then."))
     vec = engine.vector_state()
     if vec is None:
         checks.append(Check("vectors", False, f"embedder unavailable: "

@@ -79,6 +79,7 @@ class Rewind(Forgetting, Inspection):
         self._vectors: VectorIndex | None = None
         self._gate: Gate | None = None
         self.repaired: list[str] = []  # what was found damaged at open and rebuilt
+        self.behind: str | None = None  # why the text index could not catch up at open
         if not readonly:
             self._recover()
 
@@ -176,7 +177,13 @@ class Rewind(Forgetting, Inspection):
             return
         try:
             damage = list(self.text_index.damage)
-            self.text_index.catch_up(store or self._writer)
+            try:
+                self.text_index.catch_up(store or self._writer)
+            except RewindError as exc:
+                if exc.code != Code.DISK_FULL:
+                    raise
+                self.behind = exc.message  # the store is whole; the index waits for room
+                return
             if damage and not self.text_index.damage:
                 self.repaired.append(f"the text index ({integrity.summary(damage)})")
                 self.audit.write("rebuilt", part="text index", why=integrity.summary(damage))

@@ -6,6 +6,8 @@ This module must never import anything heavy; every other module imports it.
 
 from __future__ import annotations
 
+import os
+import shutil
 from enum import StrEnum
 
 
@@ -45,3 +47,28 @@ class RewindError(Exception):
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code.value, "message": str(self)}
+
+
+# Below this much free space, a write that failed is taken to have failed for want of room
+# (tantivy says only that its writer "was killed").
+LOW_SPACE_BYTES = 64 * 1024 * 1024
+
+
+def free_bytes(where: str | os.PathLike[str]) -> int | None:
+    try:
+        return shutil.disk_usage(where).free
+    except OSError:
+        return None
+
+
+def disk_full(where: str | os.PathLike[str], what: str) -> RewindError:
+    """DISK_FULL for a write under `where` that found no room: what was not done, how much
+    room is left, what can be freed, and that nothing stored before is lost."""
+    free = free_bytes(where)
+    left = f" ({free / 1e6:.1f} MB free)" if free is not None else ""
+    return RewindError(
+        Code.DISK_FULL,
+        f"The disk holding {where} is full{left}: {what}.",
+        "Free some space (`rewind stats` shows what each part of the history takes; the "
+        "retention settings keep it smaller). Everything stored before is intact, searches "
+        "go on, and Rewind carries on by itself once there is room.")

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import config, faults
-from ..errors import Code, RewindError
+from ..errors import Code, RewindError, disk_full
 from .cipher import FieldCipher
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .records import (
@@ -41,13 +41,10 @@ from .records import (
 from .vector_rows import VectorRows, chunks
 
 
-def _disk_error(exc: sqlite3.Error) -> RewindError:
+def _disk_error(exc: sqlite3.Error, path: Path | None = None) -> RewindError:
     msg = str(exc).lower()
     if "full" in msg:
-        return RewindError(
-            Code.DISK_FULL, "The disk is full: nothing was stored.",
-            "Free some space and try again; everything stored before is intact.",
-        )
+        return disk_full(path.parent if path else ".", "nothing of this write was stored")
     if "locked" in msg or "busy" in msg:
         return RewindError(
             Code.STORE_LOCKED, "The store is busy with another writer.",
@@ -93,7 +90,7 @@ class Store(VectorRows):
             else:
                 self._check_version()
         except sqlite3.Error as exc:
-            raise _disk_error(exc) from None
+            raise _disk_error(exc, self.path) from None
 
     def _wal(self, timeout_s: float) -> None:
         """Switch the file to WAL. When two processes open a new store at the same moment,
@@ -169,7 +166,7 @@ class Store(VectorRows):
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise _disk_error(exc) from None
+            raise _disk_error(exc, self.path) from None
         self._depth = 1
         try:
             yield self.db
@@ -177,7 +174,7 @@ class Store(VectorRows):
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
-            raise _disk_error(exc) from None
+            raise _disk_error(exc, self.path) from None
         except BaseException:
             self._rollback()
             raise
@@ -330,7 +327,7 @@ class Store(VectorRows):
         try:
             self.db.execute("VACUUM")
         except sqlite3.Error as exc:  # another connection is reading: the next one will do
-            raise _disk_error(exc) from None
+            raise _disk_error(exc, self.path) from None
         self.checkpoint()
 
     def touch_all(self) -> None:

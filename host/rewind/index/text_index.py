@@ -26,6 +26,7 @@ This module must never be the only copy of anything: the store is the truth.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -39,7 +40,7 @@ import tantivy
 
 from .. import faults
 from ..config import Settings
-from ..errors import Code, RewindError
+from ..errors import LOW_SPACE_BYTES, Code, RewindError, disk_full, free_bytes
 from ..text import STOP_WORDS
 from . import integrity
 from .cipher import FieldCipher
@@ -253,9 +254,14 @@ class TextIndex:
                 doc.add_integer("visited", int(page.last_visit))
                 writer.add_document(doc)
             writer.commit()  # merges go on in tantivy's threads: not waited for here
-        except BaseException:
-            writer.rollback()
+        except BaseException as exc:
+            with contextlib.suppress(ValueError):  # a writer tantivy killed cannot roll back
+                writer.rollback()
             self._writer = None  # a writer that failed is not kept
+            free = free_bytes(self.dir)
+            if isinstance(exc, ValueError) and free is not None and free < LOW_SPACE_BYTES:
+                raise disk_full(self.dir, f"the keyword index could not take {len(changed)} "
+                                "changed pages (they are stored; it catches up later)") from None
             raise
 
     def _schedule_release(self) -> None:

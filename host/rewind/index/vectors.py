@@ -21,6 +21,7 @@ This module must never write to the store, nor compare vectors of two models.
 
 from __future__ import annotations
 
+import errno
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,7 +164,12 @@ class VectorIndex:
         """Write `snap` (when this process may) and return it memory-mapped from the file."""
         if not self.persist:
             return snap
-        vector_file.write(self.path, snap, self.cipher)
+        try:
+            vector_file.write(self.path, snap, self.cipher)
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            return snap  # no room for the snapshot: kept in memory, written another time
         if self.cipher is not None:
             return snap  # read back, it would be a second copy in memory
         return vector_file.read(self.path, self.model_id, self.dim, self.bits,

@@ -1,0 +1,68 @@
+"""A full disk, for real: the data folder on a 2 MB tmpfs that fills up during `rewind
+index` (real pages, tantivy and SQLite; no embedding model, so the disk fills in seconds,
+not minutes). The command says so without a traceback, what was committed stays
+searchable, `doctor` names the disk, and once there is room the text index catches up by
+itself. Needs root (mount); skipped otherwise, with the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_runner import rewind
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("a real full disk needs root to mount a small tmpfs")
+    where = tmp_path / "small"
+    where.mkdir()
+    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],
+                         capture_output=True, text=True)
+    if got.returncode:
+        pytest.skip(f"mounting a small tmpfs failed here: {got.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_indexing_into_a_full_disk_says_so_keeps_what_it_stored_and_carries_on(
+        small_disk, python_docs, tmp_path):
+    data = small_disk / "data"
+    no_model = {"REWIND_MODEL_DIR": str(tmp_path / "no-models")}
+
+    def cli(*args: str, check: bool = True):
+        return rewind(data, *args, check=check, env=no_model)
+
+    run = cli("index", str(python_docs / "library"), "--base-url", "https://docs.python.org/3/",
+              check=False)
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "Traceback" not in run.stderr, run.stderr[-3000:]
+    assert "is full" in run.stderr and "Everything stored before is intact" in run.stderr
+
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert stats["pages"] > 0, "pages committed before the disk filled up are there"
+    found = cli("search", "json", "--mode", "keyword", "--json")
+    assert json.loads(found.stdout)["results"], "searches go on"
+
+    doctor = cli("doctor", check=False)
+    assert "Traceback" not in doctor.stderr, doctor.stderr[-3000:]
+    assert "disk: The disk holding" in doctor.stdout or "text index: " in doctor.stdout
+
+    subprocess.run(["mount", "-o", "remount,size=256m", str(small_disk)], check=True)
+    healed = cli("doctor", check=False)  # a writer: it catches up at open
+    lines = {line.split(":")[0].strip(): line for line in healed.stdout.splitlines()}
+    assert lines["ok    text index"], healed.stdout
+    assert "disk" not in " ".join(lines), healed.stdout
+    again = cli("index", str(python_docs / "library" / "json.html"), "--base-url",
+                "https://docs.python.org/3/library/")
+    assert again.returncode == 0
+    assert Path(data / "rewind.db").exists()
