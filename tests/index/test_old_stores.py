@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 from cli_runner import rewind
-
 from rewind.index.migrations import SCHEMA_VERSION
 from rewind.index.store import Store
 
