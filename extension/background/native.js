@@ -15,7 +15,7 @@
  */
 
 import { Code, RewindError } from "../lib/errors.js";
-import { FIX_COMMAND, PROTOCOL_VERSION } from "../lib/settings.js";
+import { FIX_COMMAND, FIX_FROM_SOURCE, PROTOCOL_VERSION } from "../lib/settings.js";
 
 export const TIMEOUTS = Object.freeze({
   default: 30_000,
@@ -65,6 +65,22 @@ const HOST_MISSING_RETRY_MS = 5_000;
  *   accumulate: boolean, acc: Record<string, any[]>,
  * }} Pending
  */
+
+/**
+ * Helper and extension speak different protocols: which side to update, and how.
+ * @param {number} hostProtocol @param {unknown} hostVersion
+ */
+export function skewError(hostProtocol, hostVersion) {
+  const host = `Rewind's helper (${String(hostVersion ?? "unknown version")}, protocol ${hostProtocol})`;
+  if (hostProtocol < PROTOCOL_VERSION) {
+    return new RewindError(Code.HOST_INCOMPATIBLE,
+      `${host} is older than this extension (protocol ${PROTOCOL_VERSION}).`,
+      `Update the helper: ${FIX_COMMAND} (from Rewind's source folder: ${FIX_FROM_SOURCE}).`);
+  }
+  return new RewindError(Code.HOST_INCOMPATIBLE,
+    `This extension (protocol ${PROTOCOL_VERSION}) is older than ${host}.`,
+    "Update the extension: load the new build (build/extension, or the zip that came with the helper) in your browser's extensions page.");
+}
 
 /**
  * Classify Chrome's disconnect message.
@@ -165,10 +181,7 @@ export class NativeClient {
     }
     const version = Number(/** @type {any} */ (hello).protocol_version);
     if (Number.isFinite(version) && Math.floor(version) !== PROTOCOL_VERSION) {
-      const err = new RewindError(
-        Code.HOST_INCOMPATIBLE,
-        `Rewind's helper speaks protocol ${version}, this extension ${PROTOCOL_VERSION}.`,
-      );
+      const err = skewError(version, /** @type {any} */ (hello).host_version);
       this.info = { ...this.info, hello };
       this.failures += 1;
       this.retryAt = this.now() + HOST_MISSING_RETRY_MS;
@@ -282,6 +295,15 @@ export class NativeClient {
     if (msg.ok === false) {
       this.settle(id);
       const e = msg.error && typeof msg.error === "object" ? msg.error : {};
+      if (e.code === "unknown_type") {
+        // A request this extension knows and the helper does not: the helper is older.
+        const host = String(/** @type {any} */ (this.info.hello)?.host_version ?? "an older version");
+        p.reject(new RewindError(
+          Code.HOST_INCOMPATIBLE,
+          `Rewind's helper (${host}) is older than this extension and does not know "${p.type}".`,
+          `Update the helper: ${FIX_COMMAND} (from Rewind's source folder: ${FIX_FROM_SOURCE}).`));
+        return;
+      }
       p.reject(
         new RewindError(
           String(e.code ?? Code.INTERNAL),

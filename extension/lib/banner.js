@@ -23,9 +23,9 @@ const STATES = {
     command: true,
   },
   incompatible: {
-    title: "Rewind's helper needs an update",
-    text: "The helper and the extension are different versions. Update the helper with:",
-    command: true,
+    title: "Rewind's helper and extension are different versions",
+    text: "", // the error says which side is older, and how to update it
+    command: false,
   },
   disconnected: {
     title: "Rewind's helper stopped",
@@ -48,7 +48,9 @@ const STATES = {
 export function hostBanner(info, opts = {}) {
   const s = STATES[info.state];
   if (!s) return null;
-  const detail = info.state === "error" || info.state === "disconnected" ? info.error?.message : "";
+  const detail = ["error", "disconnected", "incompatible"].includes(info.state)
+    ? [info.error?.message, info.state === "incompatible" ? info.error?.hint : ""].filter(Boolean).join(" ")
+    : "";
   const cmd = s.command
     ? h(
         "div",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NativeClient, classifyDisconnect } from "../background/native.js";
+import { NativeClient, classifyDisconnect, skewError } from "../background/native.js";
 
 /** A fake native port: records what the client sends; the test plays the host. */
 function fakeHost({
@@ -171,10 +171,26 @@ test("a crash rejects everything pending and reconnects with backoff", async () 
   assert.equal(h.client.info.state, "connected");
 });
 
-test("a different protocol version is reported, not used", async () => {
-  const h = fakeHost({ hello: { protocol_version: 2 } });
-  await assert.rejects(h.client.connect(), (/** @type {any} */ e) => e.code === "host_incompatible");
+test("a different protocol version is reported, not used, naming the side to update", async () => {
+  const h = fakeHost({ hello: { protocol_version: 2, host_version: "0.9.0" } });
+  await assert.rejects(h.client.connect(), (/** @type {any} */ e) =>
+    e.code === "host_incompatible" && /extension \(protocol 1\) is older than Rewind's helper \(0\.9\.0/.test(e.message) &&
+    /Update the extension/.test(e.hint));
   assert.equal(h.client.info.state, "incompatible");
+  const old = skewError(0, "0.0.9");
+  assert.match(old.message, /helper \(0\.0\.9, protocol 0\) is older than this extension/);
+  assert.match(old.hint, /Update the helper: rewind setup/);
+});
+
+test("a request an older helper does not know says the helper needs an update", async () => {
+  const h = fakeHost({ hello: { protocol_version: 1, host_version: "0.5.0" } });
+  await h.client.connect();
+  const p = h.client.request("import_history", { visits: [] });
+  await tick();
+  h.reply({ id: h.sent.at(-1).id, ok: false, done: true, error: { code: "unknown_type", message: "Unknown request type 'import_history'." } });
+  await assert.rejects(p, (/** @type {any} */ e) => e.code === "host_incompatible" &&
+    /helper \(0\.5\.0\) is older than this extension and does not know "import_history"/.test(e.message) &&
+    /rewind setup/.test(e.hint));
 });
 
 test("classifyDisconnect", () => {

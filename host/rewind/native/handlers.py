@@ -140,6 +140,11 @@ def hello(ctx: Ctx) -> Reply:
                 ctx.args["client"],
                 data_dir,
             )
+    if ctx.args["protocol"] != PROTOCOL_VERSION:  # the extension decides; the log says why
+        older = "host" if ctx.args["protocol"] > PROTOCOL_VERSION else "extension"
+        log.warning("hello: the client speaks protocol %s, this host %s: update the %s (%s)",
+                    ctx.args["protocol"], PROTOCOL_VERSION, older,
+                    config.setup_command() if older == "host" else "reload the extension")
     try:
         model_rows = models.describe(config.model_dir())
     except RewindError as exc:
