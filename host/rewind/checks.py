@@ -52,7 +52,10 @@ def profile_checks(engine: Rewind) -> list[Check]:
     problems = engine.integrity()
     checks.append(Check("store", not problems,
                         "SQLite integrity ok" if not problems else "; ".join(problems),
-                        "" if not problems else "Restore from an export, or `rewind clear`."))
+                        "" if not problems else "`rewind doctor --repair` copies what can be "
+                        "read into a new store; or restore a backup (`rewind import`)."))
+    if problems:  # what derives from a damaged store cannot be judged against it
+        return checks
     model_id = engine.model_id()
     name = model_id.partition("@")[0]
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 
 # The program (CLI and host) scans vectors with one BLAS thread: the products are small and
@@ -50,6 +51,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rewind: {exc.message}", file=sys.stderr)
         if exc.hint:
             print(f"  {exc.hint}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:  # a damaged store read somewhere deep: said plainly
+        from ..index.store import storage_error
+
+        err = storage_error(exc)
+        print(f"rewind: {err.message}", file=sys.stderr)
+        if err.hint:
+            print(f"  {err.hint}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

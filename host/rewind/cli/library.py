@@ -132,18 +132,53 @@ def cmd_pages(args: argparse.Namespace) -> int:
     return 0
 
 
+REPAIR_HINT = ("`rewind doctor --repair` copies what can be read into a new store (the damaged "
+               "file is kept aside); or restore a backup with `rewind import`.")
+
+
+def _repair(args: argparse.Namespace) -> list:
+    """--repair: a store that fails SQLite's check is salvaged into a new one."""
+    import sqlite3
+
+    from .. import config
+    from ..checks import Check
+    from ..index.salvage import salvage
+
+    db = config.data_dir(override=args.data_dir) / "rewind.db"
+    if not db.exists():
+        return [Check("repair", True, "no store here: nothing to repair")]
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            whole = [r[0] for r in con.execute("PRAGMA quick_check")] == ["ok"]
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        whole = False
+    if whole:
+        return [Check("repair", True, "the store passes SQLite's check: nothing to repair")]
+    report = salvage(db)
+    return [Check("repair", True, "a new store made of what could be read: "
+                  + "; ".join(report.lines()))]
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from ..checks import Check, profile_checks
 
-    checks: list[Check] = []
+    checks: list[Check] = _repair(args) if args.repair else []
     try:
         eng = open_engine(args, writer=True)
     except RewindError as exc:
-        if exc.code != Code.STORE_LOCKED:
+        if exc.code == Code.STORE_CORRUPT:
+            eng = None
+            checks.append(Check("store", False, exc.message, REPAIR_HINT))
+        elif exc.code == Code.STORE_LOCKED:
+            eng = open_engine(args, writer=False)  # the host is writing: check what we can
+        else:
             raise
-        eng = open_engine(args, writer=False)  # the host is writing: check what we can read
-    with eng:
-        checks += profile_checks(eng)
+    if eng is not None:
+        with eng:
+            checks += profile_checks(eng)
     from ..install import register
 
     checks += register.doctor_checks()
@@ -165,4 +200,6 @@ def register(command: Command) -> None:
     sp.add_argument("--offset", type=int, default=0)
     sp.add_argument("--limit", type=int, default=50)
     reembed.register_reindex(command)
-    command("doctor", cmd_doctor, "check models, store and indexes; non-zero exit if broken")
+    sp = command("doctor", cmd_doctor, "check models, store and indexes; non-zero exit if broken")
+    sp.add_argument("--repair", action="store_true", help="a damaged store: copy what can be "
+                    "read into a new one (the damaged file is kept aside)")

@@ -41,7 +41,8 @@ from .records import (
 from .vector_rows import VectorRows, chunks
 
 
-def _disk_error(exc: sqlite3.Error, path: Path | None = None) -> RewindError:
+def storage_error(exc: sqlite3.Error, path: Path | None = None) -> RewindError:
+    """SQLite's error as one a person can act on (a full disk, a busy or damaged store)."""
     msg = str(exc).lower()
     if "full" in msg:
         return disk_full(path.parent if path else ".", "nothing of this write was stored")
@@ -53,7 +54,8 @@ def _disk_error(exc: sqlite3.Error, path: Path | None = None) -> RewindError:
     if "malformed" in msg or "not a database" in msg:
         return RewindError(
             Code.STORE_CORRUPT, f"The store is damaged ({exc}).",
-            "Run `rewind doctor` to see what is wrong.",
+            "`rewind doctor --repair` copies what can be read into a new store (the damaged "
+            "file is kept aside); or restore a backup with `rewind import`.",
         )
     return RewindError(Code.INTERNAL, f"Storage error: {exc}.")
 
@@ -90,7 +92,7 @@ class Store(VectorRows):
             else:
                 self._check_version()
         except sqlite3.Error as exc:
-            raise _disk_error(exc, self.path) from None
+            raise storage_error(exc, self.path) from None
 
     def _wal(self, timeout_s: float) -> None:
         """Switch the file to WAL. When two processes open a new store at the same moment,
@@ -166,7 +168,7 @@ class Store(VectorRows):
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise _disk_error(exc, self.path) from None
+            raise storage_error(exc, self.path) from None
         self._depth = 1
         try:
             yield self.db
@@ -174,7 +176,7 @@ class Store(VectorRows):
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
-            raise _disk_error(exc, self.path) from None
+            raise storage_error(exc, self.path) from None
         except BaseException:
             self._rollback()
             raise
@@ -327,7 +329,7 @@ class Store(VectorRows):
         try:
             self.db.execute("VACUUM")
         except sqlite3.Error as exc:  # another connection is reading: the next one will do
-            raise _disk_error(exc, self.path) from None
+            raise storage_error(exc, self.path) from None
         self.checkpoint()
 
     def touch_all(self) -> None:

@@ -28,7 +28,8 @@ from typing import Any
 
 from .. import config
 from ..config import Settings
-from ..errors import Code, RewindError
+from ..errors import Code, RewindError, disk_full
+from ..index.store import storage_error
 from .framing import FrameTooLarge, Id, Oversized, Read, Truncated, encode, frames
 from .handlers import HANDLERS, Cancelled, Ctx, Handler, Session
 from .identity import allowed_origins
@@ -166,15 +167,12 @@ def _error_for(exc: BaseException, req: Request) -> dict[str, Any]:
         return error_from(req.id, exc)
     if isinstance(exc, Cancelled):
         return error_reply(req.id, Code.CANCELLED, "Cancelled.")
-    full = (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or (
-        isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
-    )
-    if full:
-        return error_reply(
-            req.id,
-            Code.DISK_FULL,
-            "The disk is full; nothing was written. Free some space and try again.",
-        )
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return error_from(req.id, disk_full(exc.filename or ".", "nothing was written"))
+    if isinstance(exc, sqlite3.Error):
+        err = storage_error(exc)  # a full disk, a busy or damaged store: said as such
+        if err.code != Code.INTERNAL:
+            return error_from(req.id, err)
     return error_reply(
         req.id,
         Code.INTERNAL,
