@@ -142,7 +142,7 @@ def how_to_load(ext: Path | None) -> None:
 
 
 def cmd_install(args: argparse.Namespace) -> None:
-    install_python("llm,test" if args.tests else "llm")
+    install_python("llm,mcp,test" if args.tests else "llm,mcp")
     install_models()
     ext = cmd_build(args) if install_node_deps() else None
     register_host()
@@ -169,7 +169,7 @@ def cmd_build(_args: argparse.Namespace | None = None) -> Path | None:
 # ---- test -------------------------------------------------------------------------------
 
 def cmd_test(args: argparse.Namespace) -> None:
-    install_python("llm,test")
+    install_python("llm,mcp,test")
     install_models()
     have_chromium = install_chromium()
     have_node = install_node_deps()
@@ -200,7 +200,7 @@ def cmd_test(args: argparse.Namespace) -> None:
 # ---- demo -------------------------------------------------------------------------------
 
 def cmd_demo(args: argparse.Namespace) -> None:
-    install_python("llm,test")
+    install_python("llm,mcp,test")
     install_models()
     have_chromium = install_chromium()
     have_node = install_node_deps()
@@ -249,7 +249,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
 # ---- bench ------------------------------------------------------------------------------
 
 def cmd_bench(args: argparse.Namespace) -> None:
-    install_python("llm,test")
+    install_python("llm,mcp,test")
     install_models()
     for script in args.scripts or ["quality", "latency", "ingest", "answers"]:
         path = ROOT / "bench" / f"{script}.py"

@@ -41,6 +41,7 @@ from .. import faults
 from ..config import Settings
 from ..text import STOP_WORDS
 from .cipher import FieldCipher
+from .page_filter import PageFilter, tantivy_clauses
 from .store import Store
 
 ANALYZER = "rewind_en"
@@ -318,17 +319,15 @@ class TextIndex:
         return query
 
     def search(self, text: str, k: int, *, domain: str | None = None,
-               since: float | None = None, until: float | None = None) -> list[KeywordHit]:
+               since: float | None = None, until: float | None = None,
+               where: PageFilter | None = None) -> list[KeywordHit]:
+        """The k best passages for `text` among the pages `where` (and domain, since,
+        until) admit: the filter is part of the query, so no other page is scored."""
+        f = PageFilter(domain.lower().removeprefix("www.") if domain else None,
+                       since=since, until=until)
+        f = f.narrowed(where) if where is not None else f
         query = self.parse(text)
-        clauses = [(tantivy.Occur.Must, query)]
-        if domain:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(
-                self.schema, "domain", domain.lower().removeprefix("www."))))
-        if since is not None or until is not None:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(
-                self.schema, "visited", tantivy.FieldType.Integer,
-                int(since) if since is not None else None,
-                int(until) - 1 if until is not None else None)))
+        clauses = [(tantivy.Occur.Must, query), *tantivy_clauses(f, self.schema)]
         if len(clauses) > 1:
             query = tantivy.Query.boolean_query(clauses)
         searcher = self.searcher()
