@@ -239,8 +239,12 @@ class Library:
                 "sources": [{"n": s.n, "kind": s.kind, "title": s.title, "url": s.url,
                              "last_read": render.when(s.visited_at)} for s in built.sources],
                 "notice": built.notice}
-        text = built.text or (f"No page in the history this tool may read is about "
-                              f"\"{render.one_line(query)}\".")
+        text = built.text
+        if not text:  # nothing about it, or nothing fits: the two call for different moves
+            found = view.search(SearchQuery(query, limit=1)).results
+            text = (f"Not even one source fits in {token_budget} tokens: ask for a larger "
+                    "token_budget." if found else "No page in the history this tool may "
+                    f"read is about \"{render.one_line(query)}\".")
         return Reply(text, data, history)
 
     def ask_history(self, view: ScopedRewind, question: str, llm_allowed: bool) -> Reply:
