@@ -23,6 +23,7 @@ import { modelChooser, reembedView } from "./lib/reembed.js";
 import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS } from "./lib/settings.js";
 import { hostSettingGroups, readField } from "./lib/settings-form.js";
+import { mount as mountMcp } from "./options/mcp.js";
 
 /** @param {string} id */
 const $ = (id) => /** @type {any} */ (document.getElementById(id));
@@ -491,3 +492,4 @@ if (inExtension()) {
   });
 }
 load();
+mountMcp($("mcp")); // the AI tools' section (options/mcp.js)

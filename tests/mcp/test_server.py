@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import PRIVATE, rewind_cli
+from mcp_history import PRIVATE, rewind_cli
 from mcp_session import McpSession
 from rewind.answers.prompt import COULD_NOT_FIND
 from rewind.mcp.render import NOTE
