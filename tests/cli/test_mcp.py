@@ -19,9 +19,9 @@ def test_setup_turns_a_client_on_with_its_scope_and_shows_what_to_paste(tmp_path
     data = tmp_path / "data"
     out = rewind(data, "mcp", "--setup", "Claude Desktop", "--sites", "python.org, docs.rs",
                  "--exclude", "bank.example", "--days", "14", "--llm")
-    assert "Claude Desktop (claude-desktop) may now read your history: only docs.rs, " \
-           "python.org except bank.example; pages read in the last 14 days; answers may " \
-           "use the local language model." in out.stdout
+    assert f"Claude Desktop (claude-desktop) may now read your history in {data}: only " \
+           "docs.rs, python.org except bank.example; pages read in the last 14 days; " \
+           "answers may use the local language model." in out.stdout
     pasted = json.loads(out.stdout[out.stdout.index("{"):])
     server = pasted["mcpServers"]["rewind"]
     assert Path(server["command"]).name == "rewind"
@@ -34,7 +34,7 @@ def test_setup_turns_a_client_on_with_its_scope_and_shows_what_to_paste(tmp_path
     a = AccessBook.load(data).get("claude-desktop")
     assert a.enabled and a.sites == () and a.not_sites == ("bank.example",) and not a.llm
     off = rewind(data, "mcp", "--setup", "claude-desktop", "--off")
-    assert "may not read your history (turned off)" in off.stdout
+    assert f"may not read your history in {data} (turned off)" in off.stdout
     assert not AccessBook.load(data).get("claude-desktop").enabled
 
 
@@ -92,3 +92,30 @@ def test_the_server_says_what_to_install_without_the_sdk(tmp_path: Path):
                  env={"PYTHONPATH": str(blocker)})
     assert out.returncode == 1
     assert "needs the MCP SDK" in out.stderr and "rewind[mcp]" in out.stderr
+
+
+def test_without_a_data_dir_the_browsers_profile_is_served(tmp_path: Path):
+    """The extension's profile has an id of its own (p3f9…), not "default": with no
+    --data-dir, setup and the printed configuration name the store that exists."""
+    import os
+    import subprocess
+
+    from rewind import config
+    from rewind.index.store import Store
+
+    xdg = tmp_path / "xdg"
+    env = {**os.environ, "XDG_DATA_HOME": str(xdg), "HOME": str(tmp_path / "home")}
+    env.pop("REWIND_DATA_DIR", None)
+    browser = xdg / "rewind" / "profiles" / "p0123456789abcdef"
+    browser.mkdir(parents=True)
+    Store(browser / "rewind.db").close()
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "rewind", *args], capture_output=True,
+                              text=True, env=env, timeout=120, check=True)
+
+    run("mcp", "--setup", "claude-desktop")
+    assert AccessBook.load(browser).get("claude-desktop").enabled
+    pasted = json.loads(run("mcp", "--print-config", "claude-desktop").stdout)
+    assert pasted["mcpServers"]["rewind"]["args"][:2] == ["--data-dir", str(browser)]
+    assert config.DEFAULT_PROFILE not in str(browser)

@@ -27,6 +27,22 @@ def _client(name: str) -> str:
     return client_id(name)
 
 
+def history_dir(args: argparse.Namespace) -> Path:
+    """The profile to serve: --data-dir or $REWIND_DATA_DIR, else the default profile when
+    it has a store, else the most recently used one that has (the browser's profile has
+    its own id, as the extension adopts it: profiles.py)."""
+    from .. import profiles
+
+    forced = profiles.forced_data_dir(args.data_dir)
+    if forced is not None:
+        return forced
+    default = config.data_dir()
+    if (default / profiles.DB_FILE).exists():
+        return default
+    found = profiles.list_profiles()
+    return Path(found[0].data_dir) if found else default
+
+
 def _site_list(value: str) -> list[str]:
     """'a.com, b.org' -> ['a.com', 'b.org']; '' or 'all' -> [] (every site / none)."""
     if value.strip().lower() in ("", "all", "none"):
@@ -106,7 +122,8 @@ def _setup(args: argparse.Namespace, directory: Path) -> int:
         raise RewindError(Code.BAD_REQUEST, f"Nothing was changed: {exc}.") from None
     snip = clients.snippet(cid, directory)
     human = (f"{access.label} ({cid}) may {'now' if access.enabled else 'not'} read your "
-             f"history" + (f": {access.describe()}." if access.enabled else " (turned off).")
+             f"history in {directory}"
+             + (f": {access.describe()}." if access.enabled else " (turned off).")
              + (f"\n\nTo connect it, put this in {snip['where']}:\n\n{snip['text']}"
                 if access.enabled else ""))
     emit(args, {"access": access.to_dict(), "config": snip}, human)
@@ -114,7 +131,7 @@ def _setup(args: argparse.Namespace, directory: Path) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    directory = config.data_dir(override=args.data_dir)
+    directory = history_dir(args)
     if args.print_config:
         from ..mcp import clients
 

@@ -148,7 +148,7 @@ class Library:
         """Check the client's access, run the tool through its scope, log the call."""
         with self._lock:
             access = self.access.book().get(client)
-            audit = AuditLog(self.data_dir)
+            audit = AuditLog(self.data_dir, Settings().audit_log_bytes)
             if not access.enabled:
                 activity.record(audit, client, tool, query, [], refused="not enabled")
                 raise not_enabled(access)
