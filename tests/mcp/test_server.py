@@ -75,6 +75,9 @@ def test_lists_five_read_only_tools_described_for_a_model(session):
         "hybrid", "semantic", "keyword"]
     assert tools["build_context"].input_schema["properties"]["token_budget"]["maximum"] \
         == 32_768
+    # no way to write: a tool that is not one of these is refused
+    refused = session.call("forget", url="https://docs.python.org/3/faq/gui.html")
+    assert refused.is_error and "forget" in session.text(refused)
 
 
 def test_search_history_finds_a_page_indexed_from_real_html(session, enabled):
