@@ -198,6 +198,9 @@ line), {r['queries']} queries (175 Python FAQ questions, then known-item queries
 store (real text; real MiniLM vectors for 10,000 passages, synthetic for the rest; pages
 read over three years). "with embedding": each query embedded on the call, as a new
 question; "cached": the same queries again (bench/scale.py's measure). Target: p95 ≤ 50 ms.
+The server embeds a query with one onnxruntime thread (`Settings.mcp_onnx_threads`): on
+this machine, busy, two spinning threads took about three times as long. The side panel's
+row is `Rewind.search` on the same engine, embeddings cached.
 
 {table(("scope", "with embedding p50 ms", "p95 ms", "cached p50 ms", "p95 ms",
         "results a query"), rows)}

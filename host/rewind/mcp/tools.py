@@ -90,7 +90,6 @@ class Library:
         self.access = AccessWatch(self.data_dir)
         self._llm = llm
         self._engine: Rewind | None = None
-        self._view: ScopedRewind | None = None
         self._answerer: Answerer | None = None
         self._settings_stamp: int | None = None
         self._lock = threading.Lock()
@@ -159,6 +158,9 @@ class Library:
                 reply = run(view, access)
             except RewindError as exc:
                 activity.record(audit, client, tool, query, [], refused=exc.code.value)
+                raise
+            except Exception:  # a bug: the call is logged all the same
+                activity.record(audit, client, tool, query, [], refused=Code.INTERNAL.value)
                 raise
             activity.record(audit, client, tool, query, reply.urls)
             reply.data["scope"] = access.describe()
