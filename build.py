@@ -136,7 +136,7 @@ def how_to_load(ext: Path | None) -> None:
 
 
 def cmd_install(args: argparse.Namespace) -> None:
-    install_python("llm,test" if args.tests else "llm")
+    install_python("llm,mcp,test" if args.tests else "llm,mcp")
     ext = cmd_build(args) if install_node_deps() else None
     setup_host()
     say("installed. Try: .venv/bin/rewind doctor")
@@ -162,7 +162,7 @@ def cmd_build(_args: argparse.Namespace | None = None) -> Path | None:
 # ---- test -------------------------------------------------------------------------------
 
 def cmd_test(args: argparse.Namespace) -> None:
-    install_python("llm,test")
+    install_python("llm,mcp,test")
     install_models()
     have_chromium = install_chromium()
     have_node = install_node_deps()
@@ -193,7 +193,7 @@ def cmd_test(args: argparse.Namespace) -> None:
 # ---- demo -------------------------------------------------------------------------------
 
 def cmd_demo(args: argparse.Namespace) -> None:
-    install_python("llm,test")
+    install_python("llm,mcp,test")
     have_chromium = install_chromium()
     have_node = install_node_deps()
     ext = cmd_build(args) if have_node else None
@@ -241,7 +241,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
 # ---- bench ------------------------------------------------------------------------------
 
 def cmd_bench(args: argparse.Namespace) -> None:
-    install_python("llm,test")
+    install_python("llm,mcp,test")
     install_models()
     for script in args.scripts or ["quality", "latency", "ingest", "answers"]:
         path = ROOT / "bench" / f"{script}.py"

@@ -10,6 +10,7 @@
 
 import { Code, RewindError, toErrorValue } from "../lib/errors.js";
 import * as history from "./handlers/history.js";
+import * as mcp from "./handlers/mcp.js";
 import * as recording from "./handlers/recording.js";
 import * as relay from "./handlers/relay.js";
 import * as status from "./handlers/status.js";
@@ -43,6 +44,10 @@ export const HANDLERS = Object.freeze({
   reindex: relay.reindex,
   profiles: relay.profiles,
   use_profile: relay.useProfile,
+  // AI tools' access (handlers/mcp.js)
+  mcp_access: mcp.mcpAccess,
+  mcp_set_access: mcp.mcpSetAccess,
+  mcp_log: mcp.mcpLog,
   // what is recorded
   get_local_settings: recording.getLocalSettings,
   set_local_settings: recording.setLocalSettings,

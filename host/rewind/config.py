@@ -70,6 +70,10 @@ class Settings:
     reembed_batch: int = knob(32, "passages a re-embedding step embeds and stores at once")
     reembed_yield_max_s: float = knob(
         2.0, "a re-embedding step waits at most this long for interactive requests to finish")
+    # `rewind mcp` embeds only queries, beside the browser's host on 2 cores: with the
+    # machine busy (load 5) one thread embedded a query in 12 ms p50, two spinning ones in
+    # 33 ms (docs/benchmarks.md, "The MCP server").
+    mcp_onnx_threads: int = knob(1, "onnxruntime intra-op threads of `rewind mcp`")
 
     # --- search ---
     default_limit: int = knob(10, "results a search shows when it does not say",

@@ -31,6 +31,7 @@ from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
 from .index import at_rest, embedding_job, integrity, models, vector_file
 from .index.embedder import Embedder, OnnxEmbedder
+from .index.page_filter import PageFilter
 from .index.pieces import embed_passages
 from .index.records import PageRecord
 from .index.store import Store
@@ -476,9 +477,10 @@ class Rewind(Forgetting, Inspection):
         return self._vectors
 
     @contextmanager
-    def searcher(self) -> Iterator[Searcher]:
+    def searcher(self, scope: PageFilter | None = None) -> Iterator[Searcher]:
         """The current indexes as a Searcher (search, answers and build_context retrieve
-        through it). Held briefly: it locks the vectors."""
+        through it), seeing only the pages `scope` admits. Held briefly: it locks the
+        vectors."""
         store = self._reader()
         self.text_index.reload(store.seq())
         emb = self.embedder()
@@ -486,7 +488,7 @@ class Rewind(Forgetting, Inspection):
             yield Searcher(store, self.text_index, self._vector_index(),
                            emb.embed_query if emb else None,
                            emb.confidence if emb else None, self.settings,
-                           self._embedder_problem)
+                           self._embedder_problem, scope)
 
     def search(self, query: SearchQuery) -> SearchResponse:
         with self.searcher() as searcher:

@@ -60,8 +60,12 @@ class Forgetting:
             vector_file.drop_pages(snap, ids, self.cipher)
 
         def named(entry: dict) -> bool:
-            if entry.get("url") in gone or kind == "everything":
-                return "url" in entry or "site" in entry
+            listed = entry.get("urls") or ()  # pages an AI tool was given (mcp/activity.py)
+            if kind == "everything":
+                return "url" in entry or "site" in entry or bool(listed)
+            if entry.get("url") in gone or entry.get("query") in gone or any(
+                    u in gone for u in listed):
+                return True
             s = str(entry.get("site", ""))
             return site is not None and (s == site or s.endswith("." + site))
 

@@ -92,6 +92,10 @@ VALID = {
     "clear": {"confirm": True},
     "get_settings": {},
     "set_settings": {"settings": {"rrf_alpha": 0.5, "default_limit": None}},
+    "mcp_access": {},
+    "mcp_set_access": {"client": "claude-desktop", "enabled": True, "sites": ["example.org"],
+                       "window_days": 30, "llm": False},
+    "mcp_log": {"client": "claude-desktop", "limit": 20},
 }
 
 FUZZ = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,7 +3,7 @@
 Human-readable output by default, `--json` for scripts, progress on stderr, and exit
 codes: 0 ok, 1 a problem the message explains, 2 bad usage. Each module here registers
 its commands: setup, library (the store), query (search, ask, context), data (forget,
-export, import, log, reset), models, host.
+export, import, log, reset), models, host, mcp (the AI tools' server).
 This package must never hold logic the host needs: it parses, calls, prints.
 """
 
@@ -21,7 +21,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from .. import __version__  # noqa: E402
 from ..errors import RewindError  # noqa: E402
-from . import data, host, library, models, query, setup  # noqa: E402
+from . import data, host, library, mcp, models, query, setup  # noqa: E402
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
             sp.add_argument("--json", action="store_true", help="machine-readable output")
         return sp
 
-    for module in (setup, library, query, data, models, host):
+    for module in (setup, library, query, data, models, host, mcp):
         module.register(command)
     return p
 

@@ -44,6 +44,7 @@ from ..errors import LOW_SPACE_BYTES, Code, RewindError, disk_full, free_bytes
 from ..text import STOP_WORDS
 from . import integrity
 from .cipher import FieldCipher
+from .page_filter import PageFilter, tantivy_clauses
 from .store import Store
 
 ANALYZER = "rewind_en"
@@ -343,18 +344,16 @@ class TextIndex:
                 "helper, `rewind index`); `rewind reindex` rebuilds it now.")
 
     def search(self, text: str, k: int, *, domain: str | None = None,
-               since: float | None = None, until: float | None = None) -> list[KeywordHit]:
+               since: float | None = None, until: float | None = None,
+               where: PageFilter | None = None) -> list[KeywordHit]:
+        """The k best passages for `text` among the pages `where` (and domain, since,
+        until) admit: the filter is part of the query, so no other page is scored."""
         self.check_usable()
+        f = PageFilter(domain.lower().removeprefix("www.") if domain else None,
+                       since=since, until=until)
+        f = f.narrowed(where) if where is not None else f
         query = self.parse(text)
-        clauses = [(tantivy.Occur.Must, query)]
-        if domain:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.term_query(
-                self.schema, "domain", domain.lower().removeprefix("www."))))
-        if since is not None or until is not None:
-            clauses.append((tantivy.Occur.Must, tantivy.Query.range_query(
-                self.schema, "visited", tantivy.FieldType.Integer,
-                int(since) if since is not None else None,
-                int(until) - 1 if until is not None else None)))
+        clauses = [(tantivy.Occur.Must, query), *tantivy_clauses(f, self.schema)]
         if len(clauses) > 1:
             query = tantivy.Query.boolean_query(clauses)
         searcher = self.searcher()

@@ -430,6 +430,15 @@ def _reembed_handler(ctx: Ctx) -> Reply:
     return reindex(ctx)
 
 
+def _mcp_handler(name: str) -> Callable[[Ctx], Reply]:
+    def run(ctx: Ctx) -> Reply:
+        from . import mcp_requests
+
+        return getattr(mcp_requests, name)(ctx)
+
+    return run
+
+
 HANDLERS: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
@@ -453,4 +462,8 @@ HANDLERS: dict[str, Handler] = {
     "import_backup": Handler(_data_handler("import_backup"), "slow"),
     "ask": Handler(ask, "slow"),
     "build_context": Handler(build_context, "slow"),
+    # AI tools' access and what they read (native/mcp_requests.py)
+    "mcp_access": Handler(_mcp_handler("mcp_access"), "read"),
+    "mcp_set_access": Handler(_mcp_handler("mcp_set_access"), "write"),
+    "mcp_log": Handler(_mcp_handler("mcp_log"), "read"),
 }

@@ -217,6 +217,26 @@ def schemas(s: Settings) -> dict[str, Obj]:
                 else None
             ),
         ),
+        # AI tools' access (native/mcp_requests.py; the MCP server is `rewind mcp`)
+        "mcp_access": Obj({}),
+        "mcp_set_access": Obj(
+            {
+                "client": F(Str(60, min_chars=1), required=True),
+                "label": F(Str(60, min_chars=1), nullable=True),
+                "enabled": F(Bool(), nullable=True),
+                "sites": F(List(domain, 200), nullable=True),
+                "not_sites": F(List(domain, 200), nullable=True),
+                "window_days": F(Int(0, 36_500), nullable=True),
+                "llm": F(Bool(), nullable=True),
+                "remove": F(Bool(), default=False),
+            }
+        ),
+        "mcp_log": Obj(
+            {
+                "client": F(Str(60, min_chars=1), nullable=True),
+                "limit": F(Int(1, s.max_list_limit), default=100),
+            }
+        ),
     }
 
 

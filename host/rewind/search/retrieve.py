@@ -5,6 +5,8 @@ the sources of an answer or a built context (answers/context.py) are both made f
 it returns, so a query is fused the same way wherever it is asked. Every candidate gets
 its cosine with the query when the embedder is there (fusion, confidence and the answer
 side use it); without an embedder retrieval goes on with BM25 alone and says why.
+A Searcher with a `scope` (an AI tool's part of the history) retrieves only from the pages
+the scope admits: both retrievers take it into their queries (index/page_filter.py).
 This module must never write to any store.
 """
 
@@ -18,7 +20,9 @@ import numpy as np
 
 from ..config import Settings
 from ..errors import Code, RewindError
+from ..index import page_filter
 from ..index.models import Confidence
+from ..index.page_filter import PageFilter
 from ..index.records import PageRecord, PassageRecord
 from ..index.store import Store
 from ..index.text_index import TextIndex
@@ -66,8 +70,10 @@ class Searcher:
 
     def __init__(self, store: Store, text_index: TextIndex, vectors: VectorIndex | None,
                  embed_query: Callable[[str], np.ndarray] | None, confidence: Confidence | None,
-                 settings: Settings, embedder_problem: str | None = None):
+                 settings: Settings, embedder_problem: str | None = None,
+                 scope: PageFilter | None = None):
         self.store = store
+        self.scope = scope  # a reader's part of the history (mcp/access.py): all it sees
         self.text_index = text_index
         self._vectors = vectors
         self._embed_query = embed_query if vectors is not None else None
@@ -96,12 +102,13 @@ class Searcher:
             return Retrieved([], mode, None, 0.0, degraded)
 
         k = s.candidates_per_retriever
-        domain = q.domain.lower().removeprefix("www.") if q.domain else None
-        allowed = None
-        if qvec is not None and (domain is not None or q.since is not None
-                                 or q.until is not None):
-            allowed = np.asarray(self.store.page_ids_where(
-                domain=domain, since=q.since, until=q.until), np.int64)
+        where = PageFilter(q.domain.lower().removeprefix("www.") if q.domain else None,
+                           since=q.since, until=q.until)
+        if self.scope is not None:
+            where = where.narrowed(self.scope)
+        allowed = None  # filtered in both retrievers' queries: no other page is scored
+        if qvec is not None and not where.everything:
+            allowed = np.asarray(page_filter.page_ids(self.store, where), np.int64)
 
         dense: dict[int, float] = {}
         keyword: dict[int, float] = {}
@@ -117,8 +124,7 @@ class Searcher:
             except RewindError as exc:
                 keyword_degraded, mode = exc.message, "semantic"
         if mode in ("keyword", "hybrid"):  # damaged in keyword mode: its error, with the fix
-            for h in self.text_index.search(text, k, domain=q.domain, since=q.since,
-                                            until=q.until):
+            for h in self.text_index.search(text, k, where=where):
                 keyword[h.passage_id] = h.score
                 page_of[h.passage_id] = h.page_id
 
@@ -153,12 +159,20 @@ class Searcher:
         return self._vectors.vectors_for(passage_ids)
 
     def pages(self, page_ids: Iterable[int]) -> dict[int, PageRecord]:
-        return self.store.pages_by_ids(page_ids)
+        pages = self.store.pages_by_ids(page_ids)
+        if self.scope is not None:  # retrieval never returns one: this is a second guard
+            pages = {i: p for i, p in pages.items() if self.scope.admits(p)}
+        return pages
 
     def passage_records(self, passage_ids: Iterable[int]
                         ) -> dict[int, tuple[int, PassageRecord]]:
-        """passage id -> (page id, passage); passages deleted since retrieval are absent."""
-        return self.store.passages_by_ids(passage_ids)
+        """passage id -> (page id, passage); passages deleted since retrieval (or outside
+        the scope) are absent."""
+        found = self.store.passages_by_ids(passage_ids)
+        if self.scope is not None:
+            seen = self.pages({page_id for page_id, _ in found.values()})
+            found = {pid: row for pid, row in found.items() if row[0] in seen}
+        return found
 
     def highlighter(self, text: str) -> Callable[[str], list[tuple[int, int]]]:
         return self.text_index.highlighter(text)

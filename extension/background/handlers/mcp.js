@@ -1,0 +1,32 @@
+/**
+ * Actions relayed to the host for the options page's "AI tools (MCP)" section.
+ *
+ * Job: which AI tools may read the history and what part of it (`mcp_access`,
+ * `mcp_set_access`), and the log of what they read (`mcp_log`), passing on only the fields
+ * each host request takes.
+ * Never: send the host a field the page did not give; turn a tool on unless the page asked.
+ */
+
+import { pick } from "./relay.js";
+
+/** @typedef {import("../dispatch.js").Deps} Deps */
+
+/** @param {Deps} deps */
+export function mcpAccess(deps) {
+  return deps.native.request("mcp_access");
+}
+
+/** @param {Deps} deps @param {any} msg */
+export function mcpSetAccess(deps, msg) {
+  const fields = pick(msg, ["client", "label", "enabled", "window_days", "llm", "remove"]);
+  // Lists are sent as given, empty ones too: an empty list means "every site" / "none".
+  for (const key of ["sites", "not_sites"]) {
+    if (Array.isArray(msg[key])) fields[key] = msg[key].map(String);
+  }
+  return deps.native.request("mcp_set_access", fields);
+}
+
+/** @param {Deps} deps @param {any} msg */
+export function mcpLog(deps, msg) {
+  return deps.native.request("mcp_log", pick(msg, ["client", "limit"]));
+}
