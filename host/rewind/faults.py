@@ -7,11 +7,14 @@ after_text_commit (tantivy committed, its applied sequence not yet recorded),
 index_page (the host received a page; with $REWIND_FAULT_MATCH, only a page whose URL
 contains it: a browser test makes one page kill the host every time it is sent).
 vector_snapshot (index/vector_file.py: a new snapshot written and synced, not yet renamed).
+With $REWIND_FAULT_KIND=enospc the point raises "No space left on device" instead: a full
+disk at exactly that write (tests/test_faults_disk.py).
 Never set $REWIND_FAULT outside tests.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 
@@ -19,5 +22,8 @@ import signal
 def hit(name: str, subject: str = "") -> None:
     if os.environ.get("REWIND_FAULT") != name:
         return
-    if os.environ.get("REWIND_FAULT_MATCH", "") in subject:
-        os.kill(os.getpid(), signal.SIGKILL)
+    if os.environ.get("REWIND_FAULT_MATCH", "") not in subject:
+        return
+    if os.environ.get("REWIND_FAULT_KIND") == "enospc":
+        raise OSError(errno.ENOSPC, "No space left on device (injected)", name)
+    os.kill(os.getpid(), signal.SIGKILL)

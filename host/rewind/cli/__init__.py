@@ -10,6 +10,7 @@ This package must never hold logic the host needs: it parses, calls, prints.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sqlite3
 import sys
@@ -19,8 +20,8 @@ import sys
 # product 20 ms under load where one took 0.6 ms (docs/benchmarks.md). Before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .. import __version__  # noqa: E402
-from ..errors import RewindError  # noqa: E402
+from .. import __version__, config  # noqa: E402
+from ..errors import RewindError, disk_full  # noqa: E402
 from . import data, host, library, mcp, models, query, setup  # noqa: E402
 
 
@@ -59,6 +60,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rewind: {err.message}", file=sys.stderr)
         if err.hint:
             print(f"  {err.hint}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        err = disk_full(exc.filename or config.data_dir(override=args.data_dir), "it stopped")
+        print(f"rewind: {err.message}\n  {err.hint}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

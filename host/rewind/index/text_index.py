@@ -27,6 +27,7 @@ This module must never be the only copy of anything: the store is the truth.
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
 import re
@@ -260,7 +261,9 @@ class TextIndex:
                 writer.rollback()
             self._writer = None  # a writer that failed is not kept
             free = free_bytes(self.dir)
-            if isinstance(exc, ValueError) and free is not None and free < LOW_SPACE_BYTES:
+            no_room = isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+            if no_room or (isinstance(exc, ValueError) and free is not None
+                           and free < LOW_SPACE_BYTES):
                 raise disk_full(self.dir, f"the keyword index could not take {len(changed)} "
                                 "changed pages (they are stored; it catches up later)") from None
             raise
