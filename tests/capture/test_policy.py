@@ -20,7 +20,8 @@ POLICY = load_policy()
 
 def test_shipped_policy_has_every_category_with_a_few_hundred_entries():
     ids = [c.id for c in POLICY.categories]
-    assert ids == ["mail", "finance", "health", "government", "account", "adult", "search"]
+    assert ids == ["mail", "chat", "finance", "crypto", "payroll", "tax", "insurance", "health",
+                   "therapy", "government", "account", "files", "dating", "adult", "search"]
     assert sum(len(v) for c in POLICY.categories for v in c.sources.values()) >= 300
 
 
