@@ -2,8 +2,9 @@
 
 One JSON object a line in `audit.log` in the profile's data directory: `at` (seconds since
 1970), `event` (indexed, updated, skipped, forgotten, expired, exported, imported, reset,
-encrypted), and only what names the event: the URL of a page indexed, the site (not the
-URL) and the category of a page the capture gate refused, the kind and the count of what
+encrypted, held, held_kept, held_dropped), and only what names the event: the URL of a page
+indexed, the site (not the URL) and the category of a page the capture gate refused or held
+and what the person decided (held_dropped's `by`: person or expiry), the kind and the count of what
 was forgotten, a file's name and counts for an export or import. Page text and titles never
 go in. Lines are appended with one write each (O_APPEND: two processes never interleave);
 at `audit_log_bytes` the file is rotated (`audit.log.1`, `.2`, the oldest dropped).
@@ -28,7 +29,7 @@ log = logging.getLogger("rewind.audit")
 FILE = "audit.log"
 BACKUPS = 2
 EVENTS = ("indexed", "updated", "skipped", "forgotten", "expired", "exported", "imported",
-          "reset", "encrypted")
+          "reset", "encrypted", "held", "held_kept", "held_dropped")
 
 
 @dataclass

@@ -45,13 +45,14 @@ class PageInput:
     dwell_s: float = 0.0
     source: str = "browser"
     metadata: dict = field(default_factory=dict)
+    signals: dict | None = None  # what the page says of itself (capture/page_signals.py)
 
 
 @dataclass
 class IndexResult:
     url: str
     page_id: int | None  # None when skipped
-    status: str  # new | updated | unchanged | visit | skipped
+    status: str  # new | updated | unchanged | visit | skipped | held
     passages: int
     embedded: bool
     skipped: dict[str, str] | None = None  # why (gate.py's Verdict: category, label, why)

@@ -21,8 +21,10 @@ cases both must agree on). Its format:
 Every rule is optional but a category needs one. `signals` are not URL rules: they are what
 the host's content check (content_lexicon.py, sensitive.py) recognises the category's pages
 by on a site no list knows — the app names a page declares (application-name, generator...)
-and topic words by language (lower case; a trailing "*" matches any ending of the last word). "Host" always means the host name in lower
-case without a trailing dot and without a leading "www.". A path pattern is a list of segment
+and topic words by language (lower case; a trailing "*" matches any ending of the last word).
+
+"Host" always means the host name in lower case without a trailing dot and without a
+leading "www.". A path pattern is a list of segment
 regexes joined by "/"; each must match one whole path segment (percent-decoded, lower case),
 the segments consecutive; a leading "/" anchors it at the first segment, otherwise it may
 start at any segment. So "checkout" matches /cart/checkout but not /how-to-checkout-books.
@@ -152,6 +154,7 @@ class Verdict:
     label: str
     why: str
     rule: str
+    hold: bool = False  # the content check is unsure: the person decides (holding.py)
 
     def to_dict(self) -> dict[str, str]:
         return {"category": self.category, "label": self.label, "why": self.why,
