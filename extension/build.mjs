@@ -45,6 +45,7 @@ const INCLUDE = [
   "options.html",
   "options.js",
   "options.css",
+  "options",
   "ui.css",
 ];
 

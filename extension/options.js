@@ -22,6 +22,7 @@ import { retentionLine, storageLine } from "./lib/kept.js";
 import { modelChooser, reembedView } from "./lib/reembed.js";
 import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS } from "./lib/settings.js";
+import { mountHeld } from "./options/held.js";
 import { hostSettingGroups, readField } from "./lib/settings-form.js";
 
 /** @param {string} id */
@@ -491,3 +492,4 @@ if (inExtension()) {
   });
 }
 load();
+if (inExtension()) mountHeld(/** @type {HTMLElement} */ (document.getElementById("held-section")));

@@ -9,6 +9,7 @@
  */
 
 import { Code, RewindError, toErrorValue } from "../lib/errors.js";
+import * as held from "./handlers/held.js";
 import * as recording from "./handlers/recording.js";
 import * as relay from "./handlers/relay.js";
 import * as status from "./handlers/status.js";
@@ -51,6 +52,9 @@ export const HANDLERS = Object.freeze({
   always_record_site: recording.alwaysRecordSite,
   stop_always_recording: recording.stopAlwaysRecording,
   queue_retry: recording.retryFailed,
+  // pages held for the person's decision
+  held_list: held.heldList,
+  held_decide: held.heldDecide,
 });
 
 /** @type {Readonly<Record<string, (deps: Deps, port: chrome.runtime.Port) => void>>} */

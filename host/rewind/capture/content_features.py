@@ -25,12 +25,11 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
 from . import content_patterns as pat
-from .content_lexicon import Lexicon, clean, is_cjk, lexicon, normalize
+from .content_lexicon import Hit, Lexicon, clean, is_cjk, lexicon, normalize
 from .policy import load_policy
 from .redact import MASKS, find_pii, url_spans
 
@@ -50,19 +49,17 @@ SHORT_LINE = 6  # words; a line this short is interface, a label or a heading
 RECORD_REPEATS = 3  # lines of one record shape that make a list of records
 
 
-@lru_cache(maxsize=1)
+TOPICS = tuple(c.id for c in load_policy().categories)  # one topic count per category
+COUNTS = BASE_COUNTS + tuple(f"topic:{t}" for t in TOPICS)
+_AT = {c: i for i, c in enumerate(COUNTS)}
+
+
 def topics() -> tuple[str, ...]:
-    """The policy's category ids, in its order: one topic count each."""
-    return tuple(c.id for c in load_policy().categories)
-
-
-@lru_cache(maxsize=1)
-def counts_names() -> tuple[str, ...]:
-    return BASE_COUNTS + tuple(f"topic:{t}" for t in topics())
+    return TOPICS
 
 
 def _at() -> dict[str, int]:
-    return {c: i for i, c in enumerate(counts_names())}
+    return _AT
 
 
 _DIGIT = re.compile(r"\d")
@@ -156,7 +153,7 @@ def _digit_line_counts(row: np.ndarray, at: dict[str, int], originals: list[str]
 
 
 def passage_counts(text: str, lex: Lexicon | None = None) -> np.ndarray:
-    """The counts (`counts_names()`) of one passage."""
+    """The counts (`COUNTS`) of one passage."""
     at = _at()
     lex = lex or lexicon()
     row = np.zeros(len(at))
@@ -177,7 +174,9 @@ def passage_counts(text: str, lex: Lexicon | None = None) -> np.ndarray:
     starts = [0] + [i + 1 for i, c in enumerate(cleaned) if c == "\n"]
     per_line: list[list] = [[] for _ in lines]
     for h in hits:
-        per_line[bisect_right(starts, h.start) - 1].append(h)
+        at_line = bisect_right(starts, h.start) - 1
+        offset = starts[at_line]  # offsets within the line
+        per_line[at_line].append(Hit(h.key, h.lang, h.start - offset, h.end - offset))
         key = h.key
         if key.startswith("cat:"):
             row[at[f"topic:{key[4:]}"]] += 1

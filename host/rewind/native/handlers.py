@@ -376,7 +376,7 @@ def list_held(ctx: Ctx) -> Reply:
 
 def decide_held(ctx: Ctx) -> Reply:
     """Keep (index) or not keep (wipe) one held page."""
-    result = ctx.engine.decide_held(ctx.args["id"], ctx.args["keep"])
+    result = ctx.engine.decide_held(ctx.args["held_id"], ctx.args["keep"])
     return {"result": result.to_dict() if result else None,
             "held": ctx.engine.holding().count()}
 

@@ -194,7 +194,7 @@ def schemas(s: Settings) -> dict[str, Obj]:
         ),
         "clear": Obj({"confirm": F(Bool(must_be=True), required=True)}),
         "list_held": Obj({}),
-        "decide_held": Obj({"id": F(Str(64, min_chars=1), required=True),
+        "decide_held": Obj({"held_id": F(Str(64, min_chars=1), required=True),
                             "keep": F(Bool(), required=True)}),
         "get_settings": Obj({}),
         "set_rules": Obj(
