@@ -25,6 +25,7 @@
   const CHROME = 'header, nav, [role="banner"], [role="navigation"]';
   const EDITORS = 'textarea, [contenteditable=""], [contenteditable="true"], [contenteditable="plaintext-only"], [role="textbox"]';
   const SEGMENT = /^[a-z][a-z0-9_-]{1,30}$/i;
+  const WORD = /^[a-z][a-z_-]{1,19}$/i; // a query value that is a word, not a token
 
   /** @param {any} el @param {string} name */
   function attr(el, name) {
@@ -47,7 +48,7 @@
     const last = url.pathname.split("/").filter(Boolean).pop() || "";
     const seg = last.replace(/\.(php|html?|aspx?|jsp)$/i, "");
     if (SEGMENT.test(seg)) out.push(seg.toLowerCase());
-    for (const value of url.searchParams.values()) if (SEGMENT.test(value) && value.length <= 20) out.push(value.toLowerCase());
+    for (const value of url.searchParams.values()) if (WORD.test(value)) out.push(value.toLowerCase());
     return out.slice(0, 3);
   }
 

@@ -1,19 +1,19 @@
 """Private screens on hostnames no rule list holds, in two languages per category, articles
 about each topic, and borderline pages — for the content check in a real browser
-(test_capture_content.py) and on the host (tests/capture/test_sensitive.py).
+(tests/browser/test_capture_content.py) and on the host (tests/capture/test_sensitive.py).
 
 Written apart from the labelled pages the check is fitted on (tests/data/sensitive_pages/)
 and never fitted on: they stand for "a site and a page the check never saw". Each page has a
 made-up word (`mark`) found nowhere else, so a test can ask whether any of it was stored.
-Served by demo.sites.NamedSites under their hostnames, like capture_pages.py's pages.
+Served by demo.sites.NamedSites under their hostnames, like tests/browser/capture_pages.py's
+pages (`page()` makes one: only the browser tests need it).
 """
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-
-from capture_pages import Page
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,14 @@ class Screen:
                 "manifest": bool(self.app), "controls": controls,
                 "editors": int(bool(self.composer))}
 
-    def page(self) -> Page:
+    def text(self) -> tuple[str, list[str]]:
+        """The title and passages the extension would send, near enough (host tests)."""
+        return self.title, ["\n".join(ln.removeprefix("## ") for ln in self.lines)
+                            + f"\n{self.mark}"]
+
+    def page(self) -> Any:
+        from capture_pages import Page  # tests/browser: the served page
+
         nav = "".join(f"<a href='/{_slug(n)}'>{html.escape(n)}</a> " for n in self.nav[:-1])
         last = self.nav[-1]
         last_href = "/logout" if self.signed_in else f"/{_slug(last)}"
@@ -58,20 +65,44 @@ class Screen:
                 + (f"<div contenteditable='true' role='textbox' aria-label='"
                    f"{html.escape(self.composer)}'></div>" if self.composer else "")
                 + "</main>")
-        return Page(self.url, self.title, self.mark, body, head=head)
+        return Page(self.url, self.title, self.mark, body, head=head, lang=self.lang)
 
 
 def _slug(s: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in s.lower())[:30] or "x"
 
 
-def article(url: str, title: str, mark: str, lang: str, signin: str, *paras: str) -> Page:
+@dataclass(frozen=True)
+class Article:
     """An article as a news site or an encyclopedia draws it, for a reader not signed in."""
-    body = (f"<header><nav><a href='/'>Home</a> <a href='/login'>{html.escape(signin)}</a>"
-            f"</nav></header><main><article><h1>{html.escape(title.split(' - ')[0])}</h1>"
-            + "".join(f"<p>{html.escape(p)}</p>" for p in paras)
-            + f"<p>{mark}</p></article></main><footer>© {lang}</footer>")
-    return Page(url, title, mark, body)
+
+    url: str
+    title: str
+    mark: str
+    lang: str
+    signin: str
+    paras: tuple[str, ...]
+
+    def signals(self) -> dict:
+        return {"lang": self.lang, "app": [], "manifest": False,
+                "controls": ["Home", self.signin], "editors": 0}
+
+    def text(self) -> tuple[str, list[str]]:
+        return self.title, ["\n".join([*self.paras, self.mark])]
+
+    def page(self) -> Any:
+        from capture_pages import Page  # tests/browser: the served page
+
+        body = (f"<header><nav><a href='/'>Home</a> <a href='/login'>{html.escape(self.signin)}"
+                f"</a></nav></header><main><article><h1>"
+                f"{html.escape(self.title.split(' - ')[0])}</h1>"
+                + "".join(f"<p>{html.escape(p)}</p>" for p in self.paras)
+                + f"<p>{self.mark}</p></article></main><footer>© {self.lang}</footer>")
+        return Page(self.url, self.title, self.mark, body, lang=self.lang)
+
+
+def article(url: str, title: str, mark: str, lang: str, signin: str, *paras: str) -> Article:
+    return Article(url, title, mark, lang, signin, paras)
 
 
 PRIVATE: list[Screen] = [
@@ -296,7 +327,7 @@ PRIVATE: list[Screen] = [
            signed_in=False),
 ]
 
-ARTICLES: list[Page] = [
+ARTICLES: list[Article] = [
     article("https://www.mailfacts.org/how-email-works", "How email works - Mail Facts",
             "mailfactzu", "en", "Log in",
             "Email moves between servers using SMTP. When you press send, your mail client "
@@ -408,6 +439,6 @@ BORDERLINE: list[Screen] = [
 ]
 
 
-def pages() -> list[Page]:
-    """Every page of this module, to be served."""
-    return [*(s.page() for s in PRIVATE), *ARTICLES, *(s.page() for s in BORDERLINE)]
+def pages() -> list[Any]:
+    """Every page of this module, to be served (capture_pages.Page)."""
+    return [p.page() for p in [*PRIVATE, *ARTICLES, *BORDERLINE]]
