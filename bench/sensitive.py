@@ -66,13 +66,16 @@ def as_host(page: Page) -> Page:
     return page.with_text(redact(page.title).text, tuple(redact(t).text for t in page.passages))
 
 
-def page_matrix(pages: Sequence[Page], lex: Lexicon | None = None) -> np.ndarray:
-    """Each labelled page as one window (they are short), columns sensitive.FEATURES."""
+def page_matrix(pages: Sequence[Page], lex: Lexicon | None = None,
+                signals: bool = True) -> np.ndarray:
+    """Each labelled page as one window (they are short), columns sensitive.FEATURES;
+    `signals=False`: as if it came without its page signals (a file, `ingest`)."""
     lex = lex or lexicon()
     rows = []
     for p in pages:
         counts = cf.page_counts(p.title, p.passages, lex).sum(axis=0)[None, :]
-        rows.append(sensitive.window_matrix(counts, PageSignals.from_dict(p.signals), lex)[0])
+        sig = PageSignals.from_dict(p.signals) if signals else None
+        rows.append(sensitive.window_matrix(counts, sig, lex)[0])
     return np.array(rows)
 
 
@@ -93,12 +96,17 @@ def fingerprint(pages: Sequence[Page]) -> str:
     return h.hexdigest()
 
 
-def fit(x: np.ndarray, y: np.ndarray, real: np.ndarray) -> sensitive.Model:
-    """The shipped recipe: labelled pages weigh 1 each, the real pages REAL_WEIGHT times
-    the labelled articles all together."""
+def fit(x: np.ndarray, y: np.ndarray, real: np.ndarray,
+        plain: np.ndarray | None = None) -> sensitive.Model:
+    """The shipped recipe: labelled pages weigh 1 each — half as sent with their page
+    signals, half as if without (`plain`: a file has none, and the check must not lean on
+    them alone) —, the real pages REAL_WEIGHT times the labelled articles all together."""
     articles = max(1, int((y == 0).sum()))
-    w = np.concatenate([np.ones(len(x)), np.full(len(real), REAL_WEIGHT * articles /
-                                                 max(1, len(real)))])
+    if plain is not None:
+        x, y, own = np.vstack([x, plain]), np.concatenate([y, y]), np.full(2 * len(x), 0.5)
+    else:
+        own = np.ones(len(x))
+    w = np.concatenate([own, np.full(len(real), REAL_WEIGHT * articles / max(1, len(real)))])
     return sensitive.fit(np.vstack([x, real]), np.concatenate([y, np.zeros(len(real))]),
                          sensitive.FEATURES, sample_weight=w, l2=L2, hold=HOLD, refuse=REFUSE)
 
@@ -171,15 +179,17 @@ class Tally:
 
 
 def cross_validate(pages: Sequence[Page], x: np.ndarray, real: np.ndarray,
-                   splits: Sequence[Split], xs: dict[int, np.ndarray] | None = None) -> Tally:
+                   splits: Sequence[Split], plain: np.ndarray | None = None,
+                   xs: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> Tally:
     """Fit on each split's training pages (+ the real fit pages), test on its test pages.
-    `xs`: per split index, another labelled matrix to fit and test that split with (the
-    lexicon without the held-out language's words)."""
+    `plain`: the pages without their signals (fitted on too, see `fit`); `xs`: per split
+    index, other labelled matrices (with and without signals) to fit and test that split
+    with (the lexicon without the held-out language's words)."""
     y = np.array([p.sensitive for p in pages])
     tally = Tally()
     for i, (train, test) in enumerate(splits):
-        mx = xs[i] if xs and i in xs else x
-        model = fit(mx[train], y[train], real)
+        mx, mp = xs[i] if xs and i in xs else (x, plain)
+        model = fit(mx[train], y[train], real, None if mp is None else mp[train])
         for j, prob in zip(test, model.probabilities(mx[test]), strict=True):
             tally.add(pages[j], model.decide(float(prob)))
     return tally
@@ -269,11 +279,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     host_pages = [as_host(p) for p in pages]
     y = np.array([p.sensitive for p in pages])
     x = page_matrix(host_pages, lex)
+    plain = page_matrix(host_pages, lex, signals=False)
     corpora = load_corpora(embedder, args.cache, lex)
     fit_corpora = [c for c in corpora if c.source.split == "fit"]
     real = np.vstack([w for c in fit_corpora for w in c.windows])
     if args.fit:
-        params = {"model": fit(x, y, real).to_dict(),
+        params = {"model": fit(x, y, real, plain).to_dict(),
                   "fitted_on": {"labelled": fingerprint(pages),
                                 "real_sources": real_pages.names("fit"),
                                 "real_windows": len(real)}}
@@ -285,18 +296,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # The labelled set, cross-validated.
     results: dict[str, Tally] = {}
-    results["stratified"] = cross_validate(pages, x, real, stratified_splits(y))
-    results["category"] = cross_validate(pages, x, real, group_splits(pages, lambda p: p.category))
+    results["stratified"] = cross_validate(pages, x, real, stratified_splits(y), plain)
+    results["category"] = cross_validate(pages, x, real,
+                                         group_splits(pages, lambda p: p.category), plain)
     lang_splits = group_splits(pages, lambda p: p.lang)
-    results["language"] = cross_validate(pages, x, real, lang_splits)
-    no_words: dict[int, np.ndarray] = {}
-    langs = sorted({p.lang for p in pages})
-    for i, lang in enumerate(langs):
-        no_words[i] = page_matrix(host_pages, lexicon(frozenset({lang})))
-    results["language, no words"] = cross_validate(pages, x, real, lang_splits, no_words)
-    results["site"] = cross_validate(pages, x, real, group_splits(pages, lambda p: p.site))
+    results["language"] = cross_validate(pages, x, real, lang_splits, plain)
+    no_words: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for i, lang in enumerate(sorted({p.lang for p in pages})):
+        without = lexicon(frozenset({lang}))
+        no_words[i] = (page_matrix(host_pages, without),
+                       page_matrix(host_pages, without, signals=False))
+    results["language, no words"] = cross_validate(pages, x, real, lang_splits, plain,
+                                                   no_words)
+    results["site"] = cross_validate(pages, x, real, group_splits(pages, lambda p: p.site),
+                                     plain)
     results["language and sites"] = cross_validate(pages, x, real,
-                                                   language_and_site_splits(pages))
+                                                   language_and_site_splits(pages), plain)
 
     # The shipped model on every real page: refused and held pages by name.
     rows, named_lines = [], []

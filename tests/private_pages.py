@@ -423,19 +423,23 @@ BORDERLINE: list[Screen] = [
            ("Today", "Journal", "Tags", "Account", "Sign out"),
            ("## Hello, Priya", "Tuesday 4 November, 21:40",
             "Long day. Talked to Mum on the phone about moving closer; I think she is lonelier "
-            "than she says.", "Tags: family, moving")),
-    Screen("private", "de", "https://notizen.haus-kessler.de/tagebuch/2025-11-05",
-           "Tagebuch – Mittwoch, 5. November – Kessler Notizen", "tagebkesq",
-           ("Heute", "Tagebuch", "Schlagworte", "Konto", "Abmelden"),
+            "than she says.",
+            "I keep putting off the visit because of work, and I feel bad about it every time "
+            "we talk.", "Tags: family, moving")),
+    Screen("private", "de", "https://notizen.haus-kessler.de/eintraege/2025-11-05",
+           "Eintrag – Mittwoch, 5. November – Kessler Notizen", "tagebkesq",
+           ("Heute", "Einträge", "Schlagworte", "Konto", "Abmelden"),
            ("## Hallo, Jonas", "Mittwoch, 5. November, 22:10",
-            "Mit Papa telefoniert, er will das Haus verkaufen. Ich weiß nicht, ob das eine "
-            "gute Idee ist.", "Schlagworte: Familie, Haus")),
-    Screen("private", "fr", "https://carnet.famille-morel.fr/journal/2025-11-06",
-           "Journal – jeudi 6 novembre – Carnet Morel", "carnetmorz",
-           ("Aujourd'hui", "Journal", "Étiquettes", "Compte", "Se déconnecter"),
+            "Mit Papa telefoniert, er will das Haus am See verkaufen und in die Stadt ziehen.",
+            "Ich weiß nicht, ob das eine gute Idee ist, aber ich habe es ihm nicht gesagt.",
+            "Schlagworte: Familie, Haus")),
+    Screen("private", "fr", "https://carnet.famille-morel.fr/notes/2025-11-06",
+           "Note – jeudi 6 novembre – Carnet Morel", "carnetmorz",
+           ("Aujourd'hui", "Notes", "Étiquettes", "Compte", "Se déconnecter"),
            ("## Bonjour, Claire", "Jeudi 6 novembre, 21:55",
-            "Appel avec Maman ce soir, elle veut vendre l'appartement de Nice. Je ne sais pas "
-            "quoi en penser.", "Étiquettes : famille, maison")),
+            "Appel avec Maman ce soir, elle veut vendre l'appartement de Nice cet hiver.",
+            "Je ne sais pas quoi en penser et je n'ai encore rien dit à mon frère.",
+            "Étiquettes : famille, maison")),
 ]
 
 

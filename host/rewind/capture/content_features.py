@@ -35,18 +35,20 @@ from .redact import MASKS, find_pii, url_spans
 
 BASE_COUNTS = (
     "words", "lines", "short_lines", "sentence_lines", "code_lines", "record_lines",
+    "number_lines",
     "strong_pii", "personal_fields", "masked_numbers", "emails", "phones", "secrets",
     "ledger_lines", "times", "ui_phrases", "file_lines", "dose_lines", "result_lines",
     "crypto_lines", "greetings", "signout_words", "signin_words", "account_words")
 RATES = ("strong_pii", "personal_fields", "masked_numbers", "emails", "phones", "secrets",
          "ledger_lines", "times", "ui_phrases", "file_lines", "dose_lines", "result_lines",
          "crypto_lines", "greetings", "topic")
-SHARES = ("short_lines", "sentence_lines", "code_lines", "record_lines")
+SHARES = ("short_lines", "sentence_lines", "code_lines", "record_lines", "number_lines")
 FEATURES = RATES + SHARES
 PRIOR_WORDS = 100  # rates are per 1,000 of (words + this)
 WINDOW = 29  # passages judged together: what a browser page sends besides its title
 SHORT_LINE = 6  # words; a line this short is interface, a label or a heading
 RECORD_REPEATS = 3  # lines of one record shape that make a list of records
+RECORD_LINE = 15  # words; a longer line is prose, whose dates, doses or fields are no record
 
 
 TOPICS = tuple(c.id for c in load_policy().categories)  # one topic count per category
@@ -82,6 +84,7 @@ _CODE_CHARS = ("(", "{", "}", ";", "=", "`", ">>>", "->", "::", "</", "'", '"')
 _CODE = re.compile(r"[A-Za-z_]\(|[{}`]|;$|['\"]\d|[=!<>]=|->|=>|>>>|</?[a-z]+>|::|\w=\w")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 _FIELD_VALUE = re.compile(r"[:#№]|n°|nº|\d")
+_SECTION = re.compile(r"^(?:[\dIVXivx]+[.)]|\d+(?:\.\d+)+\.?)\s")  # "28.1. ", "3) ", "IV. "
 
 
 def line_words(line: str) -> float:
@@ -133,18 +136,22 @@ def _digit_line_counts(row: np.ndarray, at: dict[str, int], originals: list[str]
     shapes: Counter = Counter()
     line_shapes = []
     for orig, low, n in zip(originals, lows, sizes, strict=True):
-        money = pat.MONEY.search(low) is not None
-        date = pat.has_date(low)
         clock = ":" in low and not _code(orig) and pat.TIME.search(low) is not None
         times = (len(pat.TIME.findall(low)) if clock else 0) + len(pat.RELATIVE.findall(low))
-        size = pat.SIZE.search(low) is not None
         row[at["times"]] += times
+        row[at["masked_numbers"]] += pat.masked_numbers(low)
+        if n > RECORD_LINE:  # a sentence: its dates, amounts and doses are no record
+            line_shapes.append(None)
+            continue
+        row[at["number_lines"]] += _DIGIT.search(_SECTION.sub("", low)) is not None
+        money = pat.MONEY.search(low) is not None
+        date = pat.has_date(low)
+        size = pat.SIZE.search(low) is not None
         row[at["ledger_lines"]] += money and date
         row[at["file_lines"]] += size or pat.FILE_NAME.search(low) is not None
         row[at["dose_lines"]] += pat.DOSE.search(low) is not None
         row[at["crypto_lines"]] += pat.CRYPTO.search(low) is not None
         row[at["result_lines"]] += pat.RESULT_COUNT.search(low) is not None
-        row[at["masked_numbers"]] += pat.masked_numbers(low)
         shape = (money, date, times > 0, size, 0 if n <= 3 else 1 if n <= 10 else 2)
         line_shapes.append(shape if (money or date or times or size) else None)
         if line_shapes[-1]:
@@ -173,23 +180,26 @@ def passage_counts(text: str, lex: Lexicon | None = None) -> np.ndarray:
     hits = lex.scan(cleaned)
     starts = [0] + [i + 1 for i, c in enumerate(cleaned) if c == "\n"]
     per_line: list[list] = [[] for _ in lines]
+    topic_words: set[tuple[str, str]] = set()  # a topic counts its different words
     for h in hits:
         at_line = bisect_right(starts, h.start) - 1
         offset = starts[at_line]  # offsets within the line
         per_line[at_line].append(Hit(h.key, h.lang, h.start - offset, h.end - offset))
         key = h.key
         if key.startswith("cat:"):
-            row[at[f"topic:{key[4:]}"]] += 1
+            topic_words.add((key, cleaned[h.start:h.end]))
         elif key == "ui":
             row[at["ui_phrases"]] += 1
         elif key in ("signout", "signin", "account"):
             row[at[f"{key}_words"]] += 1
+    for key, _word in topic_words:
+        row[at[f"topic:{key[4:]}"]] += 1
     cleaned_lines = cleaned.split("\n")
     for i, (ln, line_hits) in enumerate(zip(lines, per_line, strict=True)):
         if short[i] and (_action_line(ln) or lex.greets(cleaned_lines[i], line_hits)):
             row[at["ui_phrases"]] += 1
             row[at["greetings"]] += not _action_line(ln)
-        fields = [h for h in line_hits if h.key == "fields"]
+        fields = [h for h in line_hits if h.key == "fields"] if sizes[i] <= RECORD_LINE else []
         if fields:
             after = cleaned_lines[i][max(h.end for h in fields):]
             label_end = ln.lower()
@@ -215,9 +225,17 @@ def passage_counts(text: str, lex: Lexicon | None = None) -> np.ndarray:
     return row
 
 
+_LINE_SHAPES = [_AT[c] for c in ("lines", "short_lines", "sentence_lines", "code_lines",
+                                  "record_lines", "number_lines")]
+
+
 def page_counts(title: str, passages: Sequence[str], lex: Lexicon | None = None) -> np.ndarray:
-    """One row of counts for the title and each passage (title first)."""
-    return np.array([passage_counts(t, lex) for t in [title, *passages]])
+    """One row of counts for the title and each passage (title first). The title's words
+    count, its line does not: every page has one short title, and a one-paragraph page would
+    otherwise be half short lines."""
+    rows = np.array([passage_counts(t, lex) for t in [title, *passages]])
+    rows[0, _LINE_SHAPES] = 0
+    return rows
 
 
 def window_starts(n_passages: int, size: int = WINDOW) -> list[int]:

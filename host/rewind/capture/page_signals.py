@@ -9,9 +9,9 @@ for a link's last path segment — a sign-out link is often only an address) and
 (text areas one can type in: a message composer). Controls are read even where Readability
 drops them (headers, menus), since "Abmelden" and "Hallo, Anna" live there.
 `signal_features` turns them into the check's numbers, in any language: a sign-out control
-(signed in), an account menu, a sign-in or register control without a sign-out (signed
-out: a visitor's page), a greeting of a person, an app of a policy category declared, a
-place to type. A page without signals (a file from `rewind index`) reads as all zeros.
+(signed in), an account menu, a greeting of a person, an app of a policy category declared,
+a place to type. (A sign-in control says little: adult sites and search engines show one to
+visitors, and so does every encyclopedia.) A page without signals (a file from `rewind index`) reads as all zeros.
 This module must never keep, log or send what a page sends; it treats it as hostile input
 (bounded, typed) and returns numbers and category ids only.
 """
@@ -26,8 +26,7 @@ import numpy as np
 from .content_lexicon import Lexicon, clean, lexicon
 from .policy import Policy, load_policy
 
-SIGNAL_FEATURES = ("signed_in", "account_menu", "signed_out", "greeted", "app_declared",
-                   "editor")
+SIGNAL_FEATURES = ("signed_in", "account_menu", "greeted", "app_declared", "editor")
 MAX_CONTROLS, MAX_APPS, MAX_CHARS = 200, 6, 100  # as the request schema allows
 
 
@@ -97,7 +96,6 @@ def signal_features(signals: PageSignals | None, lex: Lexicon | None = None,
     values = {
         "signed_in": "signout" in keys,
         "account_menu": "account" in keys,
-        "signed_out": "signin" in keys and "signout" not in keys,
         "greeted": greeted,
         "app_declared": bool(declared_categories(signals, policy)),
         "editor": signals.editors > 0,

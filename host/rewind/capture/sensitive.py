@@ -38,7 +38,7 @@ from .content_lexicon import Lexicon, lexicon
 from .page_signals import SIGNAL_FEATURES, PageSignals, declared_categories, signal_features
 from .policy import Policy, Verdict, load_policy
 
-INTERACTIONS = ("topic_x_short", "topic_x_signed_in")
+INTERACTIONS = ("topic_x_short", "topic_x_numbers", "topic_x_signed_in")
 FEATURES = cf.FEATURES + SIGNAL_FEATURES + INTERACTIONS
 GENERIC = ("private", "Private page", "looks like a private page")  # no category's cues
 # How much a record shape or a declared app says for a category, besides its topic words.
@@ -56,8 +56,10 @@ def window_matrix(counts: np.ndarray, signals: PageSignals | None,
     sig = np.tile(signal_features(signals, lex, policy), (len(text), 1))
     topic = text[:, cf.FEATURES.index("topic")]
     short = text[:, cf.FEATURES.index("short_lines")]
+    numbers = text[:, cf.FEATURES.index("number_lines")]
     signed_in = sig[:, SIGNAL_FEATURES.index("signed_in")]
-    return np.hstack([text, sig, np.stack([topic * short, topic * signed_in], axis=1)])
+    return np.hstack([text, sig, np.stack([topic * short, topic * numbers, topic * signed_in],
+                                          axis=1)])
 
 
 @dataclass(frozen=True)
