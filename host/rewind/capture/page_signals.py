@@ -11,7 +11,8 @@ drops them (headers, menus), since "Abmelden" and "Hallo, Anna" live there.
 `signal_features` turns them into the check's numbers, in any language: a sign-out control
 (signed in), an account menu, a greeting of a person, an app of a policy category declared,
 a place to type. (A sign-in control says little: adult sites and search engines show one to
-visitors, and so does every encyclopedia.) A page without signals (a file from `rewind index`) reads as all zeros.
+visitors, and so does every encyclopedia.) A page without signals (a file from `rewind
+index`) reads as all zeros.
 This module must never keep, log or send what a page sends; it treats it as hostile input
 (bounded, typed) and returns numbers and category ids only.
 """
