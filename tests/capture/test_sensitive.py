@@ -73,8 +73,9 @@ def test_targets_on_languages_and_sites_the_check_never_saw():
         wiki = real_pages.load("wiki-fit", "browser")
     except EvalDataError as exc:
         missing(f"Wikipedia paragraphs unavailable: {exc}")
-    x = page_matrix([as_host(p) for p in PAGES])
-    tally = cross_validate(PAGES, x, real_matrix(wiki), language_and_site_splits(PAGES))
+    host = [as_host(p) for p in PAGES]
+    x, plain = page_matrix(host), page_matrix(host, signals=False)
+    tally = cross_validate(PAGES, x, real_matrix(wiki), language_and_site_splits(PAGES), plain)
     assert tally.rate(1, "record") <= 0.02, tally.wrong.most_common(8)
     assert tally.rate(1, "hold") <= 0.05, tally.wrong.most_common(8)
     assert tally.rate(0, "hold") + tally.rate(0, "refuse") <= 0.02, tally.wrong.most_common(8)
