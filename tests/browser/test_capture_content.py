@@ -119,7 +119,12 @@ def test_articles_about_every_topic_are_recorded(browser):
     tab = browser.reading_tab()
     for page in ARTICLES:
         browser.read_until_queued(tab, page.url)
-    browser.wait_indexed([p.url for p in ARTICLES], timeout=180)
+    try:
+        browser.wait_indexed([p.url for p in ARTICLES], timeout=180)
+    except TimeoutError:
+        stored = browser.store_urls()
+        missing = {p.url: verdict(browser, p.url) for p in ARTICLES if p.url not in stored}
+        raise AssertionError(f"not recorded: {missing}; stored: {sorted(stored)}") from None
     for page in ARTICLES:
         wait_until(lambda page=page: [r["url"] for r in browser.search(page.mark)] == [page.url],
                    15, f"search to find {page.url}")
