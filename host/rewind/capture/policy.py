@@ -225,10 +225,12 @@ def _signals(where: str, raw: object) -> tuple[tuple[str, ...], dict[str, tuple[
         if not _LANG.fullmatch(lang):
             raise PolicyError(f"{where}.terms: {lang!r} is not a two-letter language code.")
         words = _strings(f"{where}.terms.{lang}", words)
-        bad = [w for w in words if w != w.lower() or len(w) > 60]
+        bad = [w for w in words if w != w.lower() or len(w) > 60
+               or not any(ch.isalpha() for ch in w)]
         if bad:
-            raise PolicyError(f"{where}.terms.{lang}: {bad[0]!r} must be lower case and at "
-                              "most 60 characters.")
+            raise PolicyError(f"{where}.terms.{lang}: {bad[0]!r} must be lower case, hold a "
+                              "letter (a number alone is in every page) and be at most 60 "
+                              "characters.")
         out[lang] = tuple(words)
     return tuple(a.lower() for a in apps), out
 
