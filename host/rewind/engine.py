@@ -12,7 +12,6 @@ This module must never parse requests or print: callers present results.
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import threading
 import time
@@ -292,11 +291,9 @@ class Rewind(Forgetting, Inspection, HeldPages):
             prep.url, prep.title, [p.text for p in prep.passages if not p.is_title],
             page.signals))
         if verdict is not None and verdict.hold:
-            held = self.hold_page(prep, page, verdict) if (
-                self.settings.hold_unsure and page.source == "browser") else None
+            held, verdict = self.hold_if_asked(prep, page, verdict)
             if held is not None:
                 return held
-            verdict = dataclasses.replace(verdict, hold=False)  # not asked: not recorded
         if verdict is not None:
             # the site and the rule, not the URL: the log keeps no more than the gate allowed
             self.audit.write("skipped", site=prep.domain, category=verdict.category,

@@ -12,6 +12,7 @@ This module must never put a held page into the store unless the person kept it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from typing import TYPE_CHECKING
@@ -40,6 +41,16 @@ class HeldPages:
 
     def holding(self) -> Holding:
         return Holding(self.data_dir, self.settings.held_hours, self.settings.max_held_pages)
+
+    def hold_if_asked(self, prep: Prepared, page: PageInput, verdict: Verdict
+                      ) -> tuple[IndexResult | None, Verdict]:
+        """An unsure page is held if the person wants to be asked and can be (a browser
+        page; the area not full); else it is refused: the verdict without its `hold`."""
+        if self.settings.hold_unsure and page.source == "browser":
+            held = self.hold_page(prep, page, verdict)
+            if held is not None:
+                return held, verdict
+        return None, dataclasses.replace(verdict, hold=False)
 
     def hold_page(self, prep: Prepared, page: PageInput, verdict: Verdict) -> IndexResult | None:
         """Put a prepared page in the holding area; None when it is full (the caller
