@@ -24,6 +24,7 @@ import { modelChooser, reembedView } from "./lib/reembed.js";
 import { mountHistory } from "./options/history.js";
 import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS, FIX_COMMAND, FIX_FROM_SOURCE } from "./lib/settings.js";
+import { mountHeld } from "./options/held.js";
 import { hostSettingGroups, readField } from "./lib/settings-form.js";
 import { mount as mountMcp } from "./options/mcp.js";
 
@@ -477,3 +478,4 @@ if (inExtension()) {
 }
 load();
 mountMcp($("mcp")); // the AI tools' section (options/mcp.js)
+if (inExtension()) mountHeld(/** @type {HTMLElement} */ (document.getElementById("held-section")));

@@ -11,6 +11,7 @@
 import { Code, RewindError, toErrorValue } from "../lib/errors.js";
 import * as history from "./handlers/history.js";
 import * as mcp from "./handlers/mcp.js";
+import * as held from "./handlers/held.js";
 import * as recording from "./handlers/recording.js";
 import * as relay from "./handlers/relay.js";
 import * as status from "./handlers/status.js";
@@ -64,6 +65,9 @@ export const HANDLERS = Object.freeze({
   backfill_consent: history.backfillConsent,
   backfill_pause: history.backfillPause,
   backfill_cancel: history.backfillCancel,
+  // pages held for the person's decision
+  held_list: held.heldList,
+  held_decide: held.heldDecide,
 });
 
 /** @type {Readonly<Record<string, (deps: Deps, port: chrome.runtime.Port) => void>>} */

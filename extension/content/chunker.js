@@ -99,15 +99,25 @@
    * }} Agg
    */
 
-  /** @param {string} s */
+  /**
+   * Words as the host counts them (capture/chunker.py's word_count; tests/data/
+   * word_count_cases.json pins both): runs between spaces, and each Chinese or Japanese
+   * character a word of its own (those scripts write no spaces: a paragraph is not one word).
+   * @param {string} s
+   */
   function countWords(s) {
     let n = 0;
     let inWord = false;
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
       const space = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
+      const cjk = (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) ||
+        (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff66 && c <= 0xff9f);
       if (space) inWord = false;
-      else if (!inWord) {
+      else if (cjk) {
+        n++;
+        inWord = false;
+      } else if (!inWord) {
         inWord = true;
         n++;
       }

@@ -61,6 +61,15 @@ class Settings:
     content_check: bool = knob(
         True, "refuse pages whose own text looks like an account page (an inbox, a statement)",
         user=True, group="capture")
+    hold_unsure: bool = knob(
+        True, "ask before recording a page the content check is unsure about: it waits, "
+        "encrypted, for your keep / don't keep (off: such pages are not recorded)",
+        user=True, group="capture")
+    held_hours: float = knob(
+        24.0, "hours a page held for your decision waits before it is wiped", lo=1.0, hi=24.0,
+        user=True, group="capture")
+    max_held_pages: int = knob(50, "pages held at once at most; past it unsure pages are not "
+                               "recorded")
 
     # --- embedding ---
     default_embedding_model: str = knob("all-minilm-l6-v2-int8", "a new store's model")

@@ -105,6 +105,7 @@ class Inspection:
             "split_passages": embedding_job.split_passages(store, self.model_id()),
             "truncated_passages": embedding_job.truncated(store, self.model_id()),
             "data_dir": str(self.data_dir),
+            "held": self.holding().count(),  # type: ignore[attr-defined]
         }
 
     def integrity(self) -> list[str]:

@@ -1,4 +1,7 @@
-from rewind.capture.chunker import approx_tokens, chunk_blocks, quality
+import json
+from pathlib import Path
+
+from rewind.capture.chunker import approx_tokens, chunk_blocks, quality, word_count
 from rewind.capture.extract import Block
 from rewind.config import Settings
 
@@ -56,3 +59,12 @@ def test_quality_prefers_structured_prose_over_menus():
     prose = quality(words(120), {"heading", "text"})
     menu = quality("Home | About | Us | Go | To | A | B | C | Sign up", {"text"})
     assert prose > menu
+
+
+def test_words_as_the_extension_counts_them():
+    """Each Chinese or Japanese character is a word (those scripts write no spaces): the
+    extension's countWords runs the same cases (tests/data/word_count_cases.json)."""
+    cases = json.loads((Path(__file__).parents[1] / "data" / "word_count_cases.json")
+                       .read_text(encoding="utf-8"))
+    for case in cases:
+        assert word_count(case["text"]) == case["words"], case["text"]

@@ -60,6 +60,8 @@ VALID = {
             "passages": [{"text": "some words here to index", "position": 0, "quality": 0.7}],
             "visited_at": 1.7e9,
             "dwell_s": 12.5,
+            "signals": {"lang": "de", "app": ["Nextcloud"], "manifest": True,
+                        "controls": ["Dateien", "Abmelden", "href:logout"], "editors": 0},
         }
     },
     "import_history": {"visits": [{"url": "https://example.org/a", "title": "A",
@@ -90,6 +92,8 @@ VALID = {
     "import_backup": {"upload": "up-1"},
     "forget": {"domain": "example.org"},
     "clear": {"confirm": True},
+    "list_held": {},
+    "decide_held": {"held_id": "3f2a9c01d4e5b6a7", "keep": False},
     "get_settings": {},
     "set_settings": {"settings": {"rrf_alpha": 0.5, "default_limit": None}},
     "mcp_access": {},

@@ -31,6 +31,18 @@ class Chunk:
     quality: float
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+
+
+def word_count(text: str) -> int:
+    """Words as the extension's chunker counts them (countWords; tests/data/
+    word_count_cases.json pins both): runs between spaces, and each Chinese or Japanese
+    character a word of its own (those scripts write no spaces: a paragraph is not one word)."""
+    if not _CJK.search(text):
+        return len(text.split())
+    return len(_CJK.sub(" ", text).split()) + len(_CJK.findall(text))
+
+
 def approx_tokens(text: str) -> int:
     """Word-piece models average ~1.3 tokens a word on English prose."""
     return int(len(text.split()) * 1.3) + 2
@@ -107,7 +119,7 @@ def chunk_blocks(
         cur_text, cur_kinds, cur_words = [], set(), 0
 
     for block, start in zip(blocks, offsets, strict=True):
-        words = len(block.text.split())
+        words = word_count(block.text)
         only_headings = bool(cur_text) and cur_kinds == {"heading"}
         if (block.hard_break_before or block.kind == "heading") and not only_headings:
             close()
@@ -135,7 +147,7 @@ def chunk_blocks(
 
     chunks: list[Chunk] = []
     for start, end, text, kinds in groups:
-        if len(text.split()) < settings.min_passage_words:
+        if word_count(text) < settings.min_passage_words:
             continue
         pieces = [text]
         while any(count_tokens(p) > max_tokens for p in pieces):  # respect the model's limit

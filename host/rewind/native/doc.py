@@ -1,9 +1,9 @@
 """PROTOCOL.md's tables of numbers, written from the code that enforces them.
 
-The field limits and the settings a person may change are drawn from Settings (its
-knobs) and the request table, between `<!-- generated: NAME -->` and `<!-- /generated -->`
-markers; tests/native/test_doc.py fails when the file and the code disagree, and
-`python -m rewind.native.doc` rewrites the file.
+The field limits, the settings a person may change and the lanes are drawn from Settings
+(its knobs), the request table and the dispatch table, between `<!-- generated: NAME -->`
+and `<!-- /generated -->` markers; tests/native/test_doc.py fails when the file and the code
+disagree, and `python -m rewind.native.doc` rewrites the file.
 This module must never change anything in PROTOCOL.md outside the markers.
 """
 
@@ -68,6 +68,16 @@ def settings_table() -> str:
     return _table(("Key", "Type", "Range", "Default", "What it does"), rows)
 
 
+def lanes_table(s: Settings) -> str:
+    from .handlers import HANDLERS  # the dispatch table names each request's lane
+
+    threads = {"inline": "the reader thread", "write": "1, in arrival order",
+               "read": f"{s.host_read_workers} (`Settings.host_read_workers`)", "slow": "1"}
+    rows = [(lane, what, ", ".join(f"`{name}`" for name, h in HANDLERS.items() if h.lane == lane))
+            for lane, what in threads.items()]
+    return _table(("Lane", "Threads", "Requests"), rows)
+
+
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -76,7 +86,7 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
 def blocks(s: Settings | None = None) -> dict[str, str]:
     s = s or Settings()
-    return {"limits": limits_table(s), "settings": settings_table()}
+    return {"limits": limits_table(s), "settings": settings_table(), "lanes": lanes_table(s)}
 
 
 def render(text: str, s: Settings | None = None) -> str:

@@ -191,6 +191,7 @@ def index_page(ctx: Ctx) -> Reply:
         visited_at=p["visited_at"],
         dwell_s=p["dwell_s"],
         read=p["read"],
+        signals=p["signals"],
     )
     return {"result": ctx.engine.index_page(page).to_dict()}
 
@@ -386,6 +387,19 @@ def clear(ctx: Ctx) -> Reply:
     return {"removed": ctx.engine.clear()}
 
 
+def list_held(ctx: Ctx) -> Reply:
+    """The pages held for the person's decision (held_pages.py), never their text."""
+    eng = ctx.engine
+    return {"held": [h.to_dict() for h in eng.held_pages()], "hours": eng.settings.held_hours}
+
+
+def decide_held(ctx: Ctx) -> Reply:
+    """Keep (index) or not keep (wipe) one held page."""
+    result = ctx.engine.decide_held(ctx.args["held_id"], ctx.args["keep"])
+    return {"result": result.to_dict() if result else None,
+            "held": ctx.engine.holding().count()}
+
+
 def get_settings(ctx: Ctx) -> Reply:
     return {
         "settings": config.user_values(ctx.engine.settings),
@@ -448,6 +462,8 @@ HANDLERS: dict[str, Handler] = {
     "record_visit": Handler(record_visit, "write"),
     "forget": Handler(forget, "write"),
     "clear": Handler(clear, "write"),
+    "list_held": Handler(list_held, "write"),  # it wipes what expired
+    "decide_held": Handler(decide_held, "write"),
     "set_settings": Handler(set_settings, "write"),
     "set_rules": Handler(set_rules, "write"),
     "search": Handler(search, "read"),
