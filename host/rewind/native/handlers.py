@@ -5,8 +5,8 @@ and the connection's `Session`, calls the engine, and returns the fields of its
 reply, or sends its own frames through `Ctx` when the reply is long (lists are
 packed under the 1 MiB frame limit). Each handler names its lane: `inline`
 (runs on the reader thread: hello, cancel), `write` (one thread, in order),
-`read` (a small pool) or `slow` (export, ask, build_context), so a long job
-never blocks a search.
+`read` (a small pool), `slow` (export, ask, build_context) or `download` (a model
+download: minutes), so a long job never blocks a search or a question.
 This module must never read or write frames itself, open a path a request
 names, or treat page text as anything but data.
 """
@@ -411,6 +411,15 @@ def _reembed_handler(ctx: Ctx) -> Reply:
     return reindex(ctx)
 
 
+def _answer_models_handler(name: str) -> Callable[[Ctx], Reply]:
+    def run(ctx: Ctx) -> Reply:
+        from . import answer_models
+
+        return getattr(answer_models, name)(ctx)
+
+    return run
+
+
 HANDLERS: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
@@ -433,4 +442,6 @@ HANDLERS: dict[str, Handler] = {
     "import_backup": Handler(_data_handler("import_backup"), "slow"),
     "ask": Handler(ask, "slow"),
     "build_context": Handler(build_context, "slow"),
+    "answer_models": Handler(_answer_models_handler("answer_models"), "read"),
+    "pull_model": Handler(_answer_models_handler("pull_model"), "download"),
 }
