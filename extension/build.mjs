@@ -44,6 +44,7 @@ const INCLUDE = [
   "popup.css",
   "options.html",
   "options.js",
+  "options",
   "options.css",
   "ui.css",
 ];

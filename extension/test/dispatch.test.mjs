@@ -11,7 +11,8 @@ const HERE = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { HANDLERS, createDispatcher, fromOwnPage } = await import("../background/dispatch.js");
 
 test("every action the extension's pages send has one named handler", () => {
-  const files = ["popup.js", "options.js", "sidepanel.js", ...readdirSync(join(HERE, "panel")).map((f) => `panel/${f}`)];
+  const files = ["popup.js", "options.js", "sidepanel.js", ...readdirSync(join(HERE, "panel")).map((f) => `panel/${f}`),
+    ...readdirSync(join(HERE, "options")).map((f) => `options/${f}`)];
   const pages = files.map((f) => readFileSync(join(HERE, f), "utf8")).join("\n");
   const called = new Set([...pages.matchAll(/(?:call|act)\(\s*"([a-z_]+)"/g)].map((m) => m[1]));
   for (const m of pages.matchAll(/call\(\w+ \? "([a-z_]+)" : "([a-z_]+)"\)/g)) called.add(m[1]).add(m[2]);

@@ -58,12 +58,15 @@ def settings_table() -> str:
             what = ", ".join(f'`"{c}"`' for c in entry["choices"])
         elif kind == "bool":
             what = "true, false"
+        elif kind == "str":
+            what = (f"`{entry['pattern']}`".replace("|", "\\|") if "pattern" in entry
+                    else "text")
         else:
             what = f"{_n(entry['min'])} … {_n(entry['max'])}"
         default = str(entry["default"]).lower() if kind == "bool" else (
-            f'"{entry["default"]}"' if kind == "choice" else _n(entry["default"]))
-        rows.append((f"`{name}`", {"choice": "string"}.get(kind, kind), what, default,
-                     entry["doc"]))
+            f'"{entry["default"]}"' if kind in ("choice", "str") else _n(entry["default"]))
+        rows.append((f"`{name}`", {"choice": "string", "str": "string"}.get(kind, kind), what,
+                     default, entry["doc"].replace("|", "\\|")))
     return _table(("Key", "Type", "Range", "Default", "What it does"), rows)
 
 
