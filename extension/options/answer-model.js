@@ -36,8 +36,8 @@ export function mount(_root, page) {
       h("p", { class: "offer" }, h("strong", { id: "answer-model-line", text: o.offer }), button ? " — " : null, button),
       o.gains.length || o.costs.length
         ? h("ul", { class: "help trade" },
-            ...o.gains.map((g) => h("li", { text: `You gain ${g}.` })),
-            ...o.costs.map((c) => h("li", { text: `It costs ${c}.` })))
+            ...o.gains.map((g) => h("li", { text: `You gain: ${g}.` })),
+            ...o.costs.map((c) => h("li", { text: `It costs: ${c}.` })))
         : null,
     );
     if (reply?.problem) page.msg("answer-model-msg", String(reply.problem), true);

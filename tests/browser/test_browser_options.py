@@ -132,7 +132,7 @@ def test_get_it_downloads_the_recommended_model_with_progress_cancel_and_resume(
                                          r"in ~\d+ s here$"), timeout=UI_TIMEOUT_MS)
     expect(options.locator("#answer-model-now")).to_have_text(
         "Answers now come from SmolLM2 135M.")
-    expect(options.locator("#answer-model-offer")).to_contain_text("It costs a 0.10 GB download")
+    expect(options.locator("#answer-model-offer")).to_contain_text("It costs: a 0.10 GB download")
 
     # Slowly, so that a person can cancel: ~10 s for the file.
     model_host.rate = 10_000_000
