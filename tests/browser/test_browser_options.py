@@ -21,7 +21,7 @@ import pytest
 from model_server import PROXY_VARS, ModelHost, serving
 from panel_ui import search
 from playwright.sync_api import expect
-from rewind.index import download, models
+from rewind.index import models, sources
 
 from demo.harness import RewindBrowser, wait_until
 
@@ -68,7 +68,7 @@ def browser(launch, model_host, llm_dir: Path, tmp_path_factory) -> RewindBrowse
         (own_models / name).symlink_to(models.model_path(models.llm_spec(SMOL) if name == SMOL
                                                          else models.embedding_spec(name),
                                                          llm_dir), target_is_directory=True)
-    env = {download.TEST_HOST_ENV: model_host.url,
+    env = {sources.TEST_HOST_ENV: model_host.url,
            models.TEST_CATALOG_ENV: str(stand_in_catalog(work)),
            "REWIND_MODEL_DIR": str(own_models)}
     for var in PROXY_VARS:

@@ -26,7 +26,7 @@ import pytest
 from model_server import PROXY_VARS, serving
 from model_server import ModelHost as Mirror
 from rewind.errors import Code, RewindError
-from rewind.index import download, models
+from rewind.index import download, models, sources
 from rewind.index.models import FileSpec, LlmSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,8 +38,8 @@ SMALL = random.Random(8).randbytes(5_000)
 def mirror(monkeypatch: pytest.MonkeyPatch) -> Iterator[Mirror]:
     for var in PROXY_VARS:  # 127.0.0.1 is reached directly, never through a proxy
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.delenv(download.MIRROR_ENV, raising=False)
-    monkeypatch.delenv(download.TEST_HOST_ENV, raising=False)
+    monkeypatch.delenv(sources.MIRROR_ENV, raising=False)
+    monkeypatch.delenv(sources.TEST_HOST_ENV, raising=False)
     m = Mirror(
         files={
             "/org/tiny/resolve/main/weights.bin": CONTENT,
@@ -313,90 +313,6 @@ def test_packaged_files_are_not_downloaded(mirror: Mirror, tmp_path: Path):
     assert mirror.log == [] and not (tmp_path / minilm.name).exists()
 
 
-def test_without_a_mirror_the_published_addresses_are_used(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv(download.MIRROR_ENV, raising=False)
-    monkeypatch.delenv(download.TEST_HOST_ENV, raising=False)
-    assert download.mirror_setting(None) is None
-    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
-    (f,) = qwen.files
-    assert download.source_url(None, qwen, f) == f.url == (
-        "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/"
-        "qwen2.5-1.5b-instruct-q4_k_m.gguf")
-    assert download.source_note(None) is None
-    monkeypatch.setenv(download.MIRROR_ENV, "  http://127.0.0.1:9/{repo}/{path} ")
-    assert download.mirror_setting(None) == "http://127.0.0.1:9/{repo}/{path}"
-    assert download.mirror_setting("http://127.0.0.1:8/m") == "http://127.0.0.1:8/m"  # wins
-    assert download.source_url("http://127.0.0.1:8/m", qwen, f) == (
-        "http://127.0.0.1:8/m/Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf")
-
-
-def test_the_test_host_keeps_the_published_path(monkeypatch: pytest.MonkeyPatch):
-    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
-    (f,) = qwen.files
-    monkeypatch.setenv(download.TEST_HOST_ENV, "http://127.0.0.1:8123/")
-    assert download.source_url(None, qwen, f) == (
-        "http://127.0.0.1:8123/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/"
-        "qwen2.5-1.5b-instruct-q4_k_m.gguf")
-    assert "tests only" in (download.source_note(None) or "")
-    for bad in ("127.0.0.1:8123", "http://127.0.0.1:8123/prefix", "file:///tmp"):
-        monkeypatch.setenv(download.TEST_HOST_ENV, bad)
-        with pytest.raises(RewindError) as err:
-            download.source_url(None, qwen, f)
-        assert err.value.code is Code.BAD_REQUEST
-
-
-def test_every_download_in_models_json_names_its_published_address():
-    specs = models.load_specs()
-    for spec in [*specs.embedding.values(), *specs.llm.values()]:
-        for f in spec.files:
-            if f.download:
-                repo, _, path = f.download.partition(" ")
-                assert f.url == f"https://huggingface.co/{repo}/resolve/main/{path}", spec.name
-                assert f.sha256 and f.bytes, spec.name  # pinned: a download is checked
-            else:
-                assert f.package and f.url is None
-
-
-def test_a_catalog_whose_url_is_not_its_download_is_refused(tmp_path: Path):
-    bad = tmp_path / "models.json"
-    bad.write_text(json.dumps({"embedding": {}, "llm": {"tiny": {
-        "description": "", "n_ctx": 512, "temperature": 0.2, "max_answer_tokens": 16,
-        "files": {"m.gguf": {"sha256": "0" * 64, "download": "org/tiny m.gguf",
-                             "url": "https://models.example/org/other/m.gguf"}}}}}))
-    with pytest.raises(ValueError, match="needs an https url ending in its download path"):
-        models.load_specs(bad)
-
-
-@pytest.mark.parametrize(
-    "bad",
-    [
-        "file:///tmp/models/{repo}/{path}",
-        "ftp://127.0.0.1/{repo}/{path}",
-        "127.0.0.1:8000/{repo}/{path}",
-        "http://",
-        "https://{repo}.example/{path}",  # the host would come from models.json
-    ],
-)
-def test_mirrors_that_are_not_an_http_host_are_refused(bad: str):
-    with pytest.raises(RewindError) as err:
-        download.mirror_setting(bad)
-    assert err.value.code is Code.BAD_REQUEST
-
-
-def test_file_urls_from_a_template_or_a_base_url():
-    sp = spec()
-    f = FileSpec("w b.bin", None, download="org/tiny dir/w b.bin")
-    assert download.file_url("http://h/{repo}/resolve/main/{path}", sp, f) == (
-        "http://h/org/tiny/resolve/main/dir/w%20b.bin"
-    )
-    assert download.file_url("http://h/m/{model}/{file}", sp, f) == "http://h/m/tiny/w%20b.bin"
-    assert download.file_url("http://h/base/", sp, f) == "http://h/base/org/tiny/dir/w%20b.bin"
-    for bad in ("http://h/{rep}/{path}", "http://h/{0}", "http://h/{repo.x}", "http://h/{path[a]}"):
-        with pytest.raises(RewindError) as err:
-            download.file_url(bad, sp, f)
-        assert err.value.code is Code.BAD_REQUEST and "unknown field" in err.value.message
-
-
 # ---- the real command -------------------------------------------------------------------
 
 
@@ -404,12 +320,12 @@ GEMMA = "embeddinggemma-300m"
 def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None,
                catalog: Path | None = None, test_host: str | None = None):
     env = {k: v for k, v in os.environ.items() if k not in PROXY_VARS}
-    for var in (download.MIRROR_ENV, download.TEST_HOST_ENV, models.TEST_CATALOG_ENV):
+    for var in (sources.MIRROR_ENV, sources.TEST_HOST_ENV, models.TEST_CATALOG_ENV):
         env.pop(var, None)
     if mirror_env:
-        env[download.MIRROR_ENV] = mirror_env
+        env[sources.MIRROR_ENV] = mirror_env
     if test_host:
-        env[download.TEST_HOST_ENV] = test_host
+        env[sources.TEST_HOST_ENV] = test_host
     if catalog:
         env[models.TEST_CATALOG_ENV] = str(catalog)
     env["REWIND_MODEL_DIR"] = str(model_dir)
@@ -580,7 +496,7 @@ def test_cli_refuses_stand_in_bytes_for_the_real_recommended_model(mirror: Mirro
                                                                    tmp_path: Path):
     qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
     (f,) = qwen.files
-    mirror.files = {download.source_url(None, qwen, f).removeprefix(PUBLISHED_HF): SMALL}
+    mirror.files = {sources.source_url(None, qwen, f).removeprefix(PUBLISHED_HF): SMALL}
     proc = pull_published(mirror, tmp_path / "models", None, name=qwen.name)
     assert proc.returncode == 1 and "models.json expects 1,117,320,736" in proc.stderr
     assert [r.path for r in mirror.log] == [

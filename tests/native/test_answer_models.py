@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from host_process import HostProcess
 from model_server import PROXY_VARS, ModelHost, serving
-from rewind.index import download, models
+from rewind.index import models, sources
 
 BODY = random.Random(11).randbytes(6 * 1024 * 1024 + 321)
 PATH = "/org/tiny-GGUF/resolve/main/tiny.gguf"
@@ -47,10 +47,10 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     its environment on, as Chromium does)."""
     for var in PROXY_VARS:
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.delenv(download.MIRROR_ENV, raising=False)
+    monkeypatch.delenv(sources.MIRROR_ENV, raising=False)
     server = ModelHost(files={PATH: BODY})
     with serving(server):
-        monkeypatch.setenv(download.TEST_HOST_ENV, server.url)
+        monkeypatch.setenv(sources.TEST_HOST_ENV, server.url)
         monkeypatch.setenv(models.TEST_CATALOG_ENV, str(catalog(tmp_path)))
         h = HostProcess(tmp_path, model_dir=tmp_path / "models")
         try:

@@ -54,14 +54,14 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_models_pull(args: argparse.Namespace) -> int:
-    from ..index import download
+    from ..index import download, sources
 
     if not args.name:
         raise RewindError(Code.BAD_REQUEST, "Which model? `rewind models pull NAME`.",
                           "`rewind models` lists the names.")
     spec = models.load_specs().get(args.name)
-    mirror = download.mirror_setting(args.mirror)
-    note = download.source_note(mirror)
+    mirror = sources.mirror_setting(args.mirror)
+    note = sources.source_note(mirror)
     if note:
         print(f"note: {note}", file=sys.stderr)
     pulled = download.pull(spec, config.model_dir(), mirror, progress=download.Bar())

@@ -72,7 +72,7 @@ def answer_models(ctx: Ctx) -> dict[str, Any]:
 
 
 def pull_model(ctx: Ctx) -> dict[str, Any]:
-    from ..index import download, models
+    from ..index import download, models, sources
 
     spec = models.load_specs().get(ctx.args["model"])
     total = spec.file_bytes if isinstance(spec, models.LlmSpec) else None
@@ -91,7 +91,7 @@ def pull_model(ctx: Ctx) -> dict[str, Any]:
             "all_done": sum(finished.values()), "all_total": total})
         ctx.send_frames([encode(frame, ctx.max_frame)])
 
-    mirror = download.mirror_setting(None)  # the host's $REWIND_MODEL_MIRROR, if any
+    mirror = sources.mirror_setting(None)  # the host's $REWIND_MODEL_MIRROR, if any
     pulled = download.pull(spec, ctx.engine.model_dir, mirror, progress=progress)
     ctx.check_cancelled()
     if ctx.args["use"] and isinstance(spec, models.LlmSpec):
@@ -100,7 +100,7 @@ def pull_model(ctx: Ctx) -> dict[str, Any]:
             s.engine.settings = profile_settings.update(s.settings, s.data_dir,
                                                         {"llm_model": spec.name})
     return {
-        "model": spec.name, "source": download.source_note(mirror) or "published",
+        "model": spec.name, "source": sources.source_note(mirror) or "published",
         "files": [{"file": p.name, "bytes": p.bytes, "sha256": p.sha256 or None,
                    "checked_against": p.against or None, "already_installed": p.skipped}
                   for p in pulled],
