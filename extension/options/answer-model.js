@@ -40,6 +40,9 @@ export function mount(_root, page) {
             ...o.costs.map((c) => h("li", { text: `It costs: ${c}.` })))
         : null,
     );
+    if (typeof reply?.source === "string" && reply.source !== "published") {
+      $("answer-model-source").textContent = `Note: ${reply.source}.`; // a mirror (or a test host)
+    }
     if (reply?.problem) page.msg("answer-model-msg", String(reply.problem), true);
   }
 

@@ -46,7 +46,7 @@ def _model_row(e: Any) -> dict[str, Any]:
 def status(engine: Rewind) -> dict[str, Any]:
     """What `answer_models` replies: the model answers use now and the recommended one."""
     from ..answers import llm
-    from ..index import recommend
+    from ..index import recommend, sources
 
     s = engine.settings
     problem = None
@@ -64,6 +64,7 @@ def status(engine: Rewind) -> dict[str, Any]:
         "reason": r.reason, "gains": r.gains, "costs": r.costs, "notes": r.notes,
         "max_wait_s": r.max_wait_s,
         "installed": [_model_row(e) for e in r.options if e.installed],
+        "source": sources.source_note(sources.mirror_setting(None)) or "published",
     }
 
 
@@ -100,7 +101,7 @@ def pull_model(ctx: Ctx) -> dict[str, Any]:
             s.engine.settings = profile_settings.update(s.settings, s.data_dir,
                                                         {"llm_model": spec.name})
     return {
-        "model": spec.name, "source": sources.source_note(mirror) or "published",
+        "model": spec.name,
         "files": [{"file": p.name, "bytes": p.bytes, "sha256": p.sha256 or None,
                    "checked_against": p.against or None, "already_installed": p.skipped}
                   for p in pulled],
