@@ -12,9 +12,14 @@ marked. Stores are cached under the bench cache (keyed by source and model).
 Targets the thresholds are chosen for (on the tune sets):
 - fold: keep at least FOLD_KEEP of the gold pages a search shows (recall of relevant hits);
 - refuse: keep at least REFUSE_KEEP of the answerable questions (the model then decides);
-- extract: let at most EXTRACT_FALSE of the unanswerable questions through to an extract.
+- extract: let at most EXTRACT_FALSE of the unanswerable questions through to an extract;
+- closest: show the closest passage (answers/closest.py) for at least CLOSEST_KEEP of the
+  tune questions whose closest passage came from the gold page. That needs what ask did,
+  so it is chosen from bench/relevance.py's rows (`--closest-from`, its signals file),
+  and a full refit keeps the value it finds.
 
     python -m bench.fit_relevance [--no-write] [--sources a,b]
+    python -m bench.fit_relevance --closest-from build/devsets-signals.jsonl [--no-write]
 Never: look at held-out rows while fitting or choosing a threshold.
 """
 
@@ -47,6 +52,7 @@ LIMIT = 10
 FOLD_KEEP = 0.97
 REFUSE_KEEP = 0.95
 EXTRACT_FALSE = 0.10
+CLOSEST_KEEP = 0.90
 OUT = ROOT / "host" / "rewind" / "search" / "relevance.json"
 
 
@@ -112,6 +118,35 @@ def auc(scores: Sequence[float], labels: Sequence[int]) -> float:
     return wins / (len(pos) * len(neg))
 
 
+def closest_cut(rows: Sequence[dict]) -> tuple[float, int]:
+    """The closest-passage threshold: the gate's probability above which CLOSEST_KEEP of the
+    tune questions whose closest passage came from the gold page keep it (both ask modes of
+    bench/relevance.py's rows); and how many such questions it was chosen on."""
+    ps = [r["signals"]["p_answerable"] for r in rows
+          if r["split"] == "tune" and r["answerable"]
+          for mode in ("llm", "extractive") if r.get(mode, {}).get("closest_gold")]
+    return threshold_keeping(ps, CLOSEST_KEEP), len(ps)
+
+
+def fit_closest(signals: Path, no_write: bool) -> int:
+    rows = [json.loads(line) for line in signals.read_text().splitlines() if line.strip()]
+    cut, n = closest_cut(rows)
+    if not n:
+        raise SystemExit(f"{signals}: no tune question got a closest passage from its gold "
+                         "page (run bench/relevance.py with the closest passage on)")
+    gauge = json.loads(OUT.read_text())
+    if cut < gauge["refuse"]:
+        cut = gauge["refuse"]  # below "refuse" the gate says no: nothing is shown anyway
+    print(f"closest = {cut:.4f}: keeps {CLOSEST_KEEP:.0%} of the {n} tune asks whose closest "
+          f"passage came from the gold page ({signals})")
+    if not no_write:
+        gauge["closest"] = round(cut, 4)
+        gauge["closest_from"] = f"{n} tune asks of bench/relevance.py ({report.today()})"
+        gauge.setdefault("targets", {})["closest_keep"] = CLOSEST_KEEP
+        OUT.write_text(json.dumps(gauge, indent=1) + "\n")
+    return 0
+
+
 def threshold_keeping(scores: Sequence[float], share: float) -> float:
     """The highest cut that keeps at least `share` of `scores` (those >= the cut)."""
     s = sorted(scores, reverse=True)
@@ -125,8 +160,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--rows", type=Path, default=None,
                     help="read the signal rows from this file if it exists, else save them there")
+    ap.add_argument("--closest-from", type=Path, default=None, metavar="SIGNALS",
+                    help="only choose the closest-passage threshold, from bench/relevance.py's "
+                    "rows (its --signals file)")
     args = ap.parse_args(argv)
     t0 = time.time()
+    if args.closest_from:
+        return fit_closest(args.closest_from, args.no_write)
     if args.rows and args.rows.exists():
         saved = json.loads(args.rows.read_text())
         return fit_and_report(saved["queries"], saved["hits"], args, t0)
@@ -169,6 +209,13 @@ def fit_and_report(qrows: list[dict], hrows: list[dict], args: Any, t0: float) -
              "fitted_on": sorted({r["source"] for r in tune_q}),
              "targets": {"fold_keep": FOLD_KEEP, "refuse_keep": REFUSE_KEEP,
                          "extract_false": EXTRACT_FALSE}}
+    if OUT.exists():  # chosen from ask outcomes (fit_closest), which this fit does not have
+        old = json.loads(OUT.read_text())
+        for key in ("closest", "closest_from"):
+            if key in old:
+                gauge[key] = old[key]
+        if "closest_keep" in old.get("targets", {}):
+            gauge["targets"]["closest_keep"] = old["targets"]["closest_keep"]
     text = render(qrows, hrows, gauge, time.time() - t0)
     print(text)
     if not args.no_write:

@@ -145,17 +145,28 @@ def test_no_llm_gives_an_extractive_cited_answer(history, tmp_path):
     assert any(s["url"] == SOURDOUGH for s in result.sources)
 
 
-def test_no_llm_and_only_near_topic_pages_is_the_closest_passage(history, tmp_path):
+def test_no_llm_and_only_near_topic_pages_is_could_not_find(history, tmp_path):
     # The sourdough page is the nearest (cosine ~0.4), but says nothing of Paris bakeries:
-    # without a model to judge, extracts of it would pass for an answer; its passage is
-    # shown as what it is, the closest thing read, never as an answer.
+    # without a model to judge, extracts of it would pass for an answer, and the gate finds
+    # it near the topic, not near the question (below `closest`): "couldn't find".
     result = Answerer(history, model_dir=tmp_path).ask(
         "Which bakery sells the best sourdough bread in Paris?"
     )
+    assert result.model is None and not result.supported
+    assert result.outcome == "not_found" and result.answer == COULD_NOT_FIND
+    assert any(s["url"] == SOURDOUGH for s in result.sources)
+
+
+def test_no_llm_and_a_page_near_the_question_is_its_closest_passage(history, tmp_path):
+    # Near enough that the page may well be what the person is after (the gate is unsure,
+    # above `closest`), and no sentence of it answers: its passage, shown as what it is.
+    result = Answerer(history, model_dir=tmp_path).ask(
+        "Can I use rye flour in a sourdough starter?"
+    )
     assert result.model is None and not result.supported and result.outcome == "closest"
     assert result.closest is not None and result.closest["url"] == SOURDOUGH
-    assert result.answer.startswith("The closest thing you read")
-    assert any(s["url"] == SOURDOUGH for s in result.sources)
+    assert result.answer.startswith("The closest thing you read — How to keep a sourdough "
+                                    "starter alive: “")
     # Nothing near at all: still "couldn't find", and no model time spent.
     far = Answerer(history, model_dir=tmp_path).ask("What is the population of Mongolia?")
     assert far.outcome == "not_found" and far.answer == COULD_NOT_FIND and far.closest is None

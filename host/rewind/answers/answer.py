@@ -332,6 +332,9 @@ class Answerer:
             """Search found a page near the question, but no answer is backed: its best
             passage, quoted (closest.py), rather than a bare refusal."""
             nonlocal notice
+            p = found.answerable if found is not None else None  # a follow-up: its sources
+            if p is not None and p < relevance.gauge().closest:
+                return could_not_find(checked, raw)  # near the topic, not the question
             near = closest(question, built.sources, embed, qvec)
             if near is None:
                 return could_not_find(checked, raw)
