@@ -289,6 +289,21 @@ def test_report_rows_count_what_they_say():
     assert a[7] == "0.50 / 0.50 (4)" and a[8] == "500 / 500"
 
 
+def test_the_closest_threshold_is_chosen_on_tune_asks_from_the_gold_page_only():
+    from bench import fit_relevance as fit
+
+    def row(split: str, p: float, answerable: bool = True, **modes):
+        return {"split": split, "answerable": answerable, "signals": {"p_answerable": p},
+                **{m: {"closest_gold": v} for m, v in modes.items()}}
+
+    rows = [row("tune", p, llm=True, extractive=True) for p in (0.9, 0.8, 0.7, 0.6, 0.5)]
+    rows += [row("tune", 0.99, llm=False), row("tune", 0.01, answerable=False, llm=True),
+             row("held-out", 0.05, llm=True)]  # never looked at: not gold, unanswerable, held out
+    cut, n = fit.closest_cut(rows)
+    assert n == 10 and cut == 0.5  # 90% of 10 kept: 9, ties at 0.5 included
+    assert fit.closest_cut([row("held-out", 0.3, llm=True)]) == (0.0, 0)
+
+
 def test_fit_relevance_measures_and_thresholds():
     from bench import fit_relevance as fit
 
