@@ -128,23 +128,72 @@ def closest_cut(rows: Sequence[dict]) -> tuple[float, int]:
     return threshold_keeping(ps, CLOSEST_KEEP), len(ps)
 
 
+CLOSEST_TABLE_CUTS = (0.30, 0.40, 0.45, 0.50, 0.55)  # other choices, for the report
+
+
 def fit_closest(signals: Path, no_write: bool) -> int:
+    """Choose the closest threshold from bench/relevance.py's rows (a run made without one:
+    every page near enough for the model showed its closest passage), report what it and
+    other choices do on every source, and write both unless `no_write`."""
     rows = [json.loads(line) for line in signals.read_text().splitlines() if line.strip()]
+    gauge = json.loads(OUT.read_text())
+    made_with = {r[m].get("closest_cut") for r in rows for m in ("llm", "extractive") if m in r}
+    if any(c is not None and c > gauge["refuse"] for c in made_with):
+        raise SystemExit(f"{signals} was made with a closest threshold in place: choose it from "
+                         "a run without one (relevance.json's closest at its refuse)")
     cut, n = closest_cut(rows)
     if not n:
         raise SystemExit(f"{signals}: no tune question got a closest passage from its gold "
                          "page (run bench/relevance.py with the closest passage on)")
-    gauge = json.loads(OUT.read_text())
-    if cut < gauge["refuse"]:
-        cut = gauge["refuse"]  # below "refuse" the gate says no: nothing is shown anyway
-    print(f"closest = {cut:.4f}: keeps {CLOSEST_KEEP:.0%} of the {n} tune asks whose closest "
-          f"passage came from the gold page ({signals})")
+    cut = max(cut, gauge["refuse"])  # below "refuse" the gate says no: nothing is shown anyway
+    text = render_closest(rows, cut, n, gauge["refuse"], signals)
+    print(text)
     if not no_write:
         gauge["closest"] = round(cut, 4)
         gauge["closest_from"] = f"{n} tune asks of bench/relevance.py ({report.today()})"
         gauge.setdefault("targets", {})["closest_keep"] = CLOSEST_KEEP
         OUT.write_text(json.dumps(gauge, indent=1) + "\n")
+        report.update_section("closest-threshold", text)
     return 0
+
+
+def render_closest(rows: Sequence[dict], cut: float, n: int, refuse: float,
+                   signals: Path) -> str:
+    def share(items: list, pred: Any) -> str:
+        k = sum(1 for x in items if pred(x))
+        return f"{k / len(items):.2f} ({k}/{len(items)})" if items else "-"
+
+    cuts = [("none (every near page)", refuse)] + [
+        (f"{c:g}" + (" (chosen)" if c == round(cut, 4) else ""), c)
+        for c in sorted({*CLOSEST_TABLE_CUTS, round(cut, 4)})]
+    table = []
+    for split in ("tune", "held-out"):
+        for mode in ("llm", "extractive"):
+            asked = [(r, r[mode]) for r in rows if r["split"] == split and mode in r]
+            ans = [(r["signals"]["p_answerable"], a) for r, a in asked if r["answerable"]]
+            una = [(r["signals"]["p_answerable"], a) for r, a in asked if not r["answerable"]]
+            for label, c in cuts:
+                table.append([
+                    f"{split}", mode, label,
+                    share(ans, lambda x, c=c: x[1].get("closest_gold") and x[0] >= c),
+                    share(una, lambda x: x[1]["could_not_find"] or x[1].get("closest")),
+                    share(una, lambda x, c=c: x[1]["could_not_find"]
+                          or (x[1].get("closest") and x[0] < c)),
+                ])
+    return "\n".join([
+        "## The closest passage's threshold (bench/fit_relevance.py --closest-from)", "",
+        f"{report.today()} · from {signals.name}, the rows of a bench/relevance.py run in which "
+        "every page near enough for the model showed its closest passage (answers/closest.py). "
+        f"Chosen on the tune sources: closest = {cut:.4f}, which keeps {CLOSEST_KEEP:.0%} of "
+        f"the {n} tune asks (both modes) whose closest passage came from the gold page; below "
+        "it the answer is \"couldn't find\" as before. Held-out sources are reported only. "
+        "Each row re-reads the same run: a closest passage under the threshold would have been "
+        "\"couldn't find\" (nothing else changes), so the rows compare like with like.", "",
+        report.table(["split", "mode", "closest threshold",
+                      "answerable: closest passage from gold",
+                      "unanswerable: \"couldn't find\" without the closest passage",
+                      "with it at this threshold"], table),
+    ])
 
 
 def threshold_keeping(scores: Sequence[float], share: float) -> float:

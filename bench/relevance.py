@@ -92,6 +92,12 @@ def gate_signals(eng: Any, question: str) -> dict[str, float]:
     return {**values, "p_answerable": relevance.gauge().answerable.probability(values)}
 
 
+def _closest_cut() -> float:
+    from rewind.search import relevance
+
+    return relevance.gauge().closest
+
+
 def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str,
                answer_mod: Any) -> dict[str, Any]:  # fmt: skip
     by_n = {s["n"]: s["url"] for s in res.sources}
@@ -110,6 +116,7 @@ def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str,
         # was before, so "before" is could_not_find or closest, from the same run.
         "closest": res.outcome == "closest",
         "closest_gold": gold_url is not None and near.get("url") == gold_url,
+        "closest_cut": _closest_cut(),  # the gate's threshold for it in this run
         "cites_gold": gold_url is not None and gold_url in cited,
         "gold_in_sources": gold_url is not None and gold_url in by_n.values(),
         "shown": len(shown),
