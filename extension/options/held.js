@@ -1,12 +1,12 @@
 /**
  * The options page's "Held for your decision" section: the same list as the popup's.
  *
- * Job: `mountHeld(root)` shows the pages the host held (lib/held.js), each with Keep and
+ * Job: `mount(root)` (the options page's section) and `mountHeld(root)` show the pages the host held (lib/held.js), each with Keep and
  * Don't keep, refreshed after each decision and when the worker's state changes.
  * Never: talk to the host but through the worker, or render page text as HTML.
  */
 
-import { call } from "../lib/client.js";
+import { call, inExtension } from "../lib/client.js";
 import { h } from "../lib/dom.js";
 import { heldView } from "../lib/held.js";
 
@@ -41,4 +41,9 @@ export function mountHeld(root) {
 
   refresh();
   return { refresh };
+}
+
+/** The options page's section (options.js). @param {HTMLElement} root */
+export function mount(root) {
+  if (inExtension()) mountHeld(root);
 }

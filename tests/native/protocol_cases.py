@@ -88,6 +88,8 @@ VALID = {
     "export": {},
     "backup": {"passphrase": "a passphrase"},
     "reindex": {"action": "start", "model": "all-minilm-l6-v2-int8", "dim": 256},
+    "answer_models": {},
+    "pull_model": {"model": "qwen2.5-1.5b-instruct-q4_k_m", "use": True},
     "import_chunk": {"upload": "up-1", "offset": 0, "data": "UkVXSU5EQks="},
     "import_backup": {"upload": "up-1"},
     "forget": {"domain": "example.org"},

@@ -59,12 +59,15 @@ def settings_table() -> str:
             what = ", ".join(f'`"{c}"`' for c in entry["choices"])
         elif kind == "bool":
             what = "true, false"
+        elif kind == "str":
+            what = (f"`{entry['pattern']}`".replace("|", "\\|") if "pattern" in entry
+                    else "text")
         else:
             what = f"{_n(entry['min'])} … {_n(entry['max'])}"
         default = str(entry["default"]).lower() if kind == "bool" else (
-            f'"{entry["default"]}"' if kind == "choice" else _n(entry["default"]))
-        rows.append((f"`{name}`", {"choice": "string"}.get(kind, kind), what, default,
-                     entry["doc"]))
+            f'"{entry["default"]}"' if kind in ("choice", "str") else _n(entry["default"]))
+        rows.append((f"`{name}`", {"choice": "string", "str": "string"}.get(kind, kind), what,
+                     default, entry["doc"].replace("|", "\\|")))
     return _table(("Key", "Type", "Range", "Default", "What it does"), rows)
 
 
@@ -72,7 +75,11 @@ def lanes_table(s: Settings) -> str:
     from .handlers import HANDLERS  # the dispatch table names each request's lane
 
     threads = {"inline": "the reader thread", "write": "1, in arrival order",
-               "read": f"{s.host_read_workers} (`Settings.host_read_workers`)", "slow": "1"}
+               "read": f"{s.host_read_workers} (`Settings.host_read_workers`)", "slow": "1",
+               "download": "1"}
+    unknown = {h.lane for h in HANDLERS.values()} - threads.keys()
+    if unknown:
+        raise ValueError(f"lanes missing from PROTOCOL.md's table: {sorted(unknown)}")
     rows = [(lane, what, ", ".join(f"`{name}`" for name, h in HANDLERS.items() if h.lane == lane))
             for lane, what in threads.items()]
     return _table(("Lane", "Threads", "Requests"), rows)

@@ -5,8 +5,8 @@ and the connection's `Session`, calls the engine, and returns the fields of its
 reply, or sends its own frames through `Ctx` when the reply is long (lists are
 packed under the 1 MiB frame limit). Each handler names its lane: `inline`
 (runs on the reader thread: hello, cancel), `write` (one thread, in order),
-`read` (a small pool) or `slow` (export, ask, build_context), so a long job
-never blocks a search.
+`read` (a small pool), `slow` (export, ask, build_context) or `download` (a model
+download: minutes), so a long job never blocks a search or a question.
 This module must never read or write frames itself, open a path a request
 names, or treat page text as anything but data.
 """
@@ -449,6 +449,11 @@ def _mcp_handler(name: str) -> Callable[[Ctx], Reply]:
         from . import mcp_requests
 
         return getattr(mcp_requests, name)(ctx)
+def _answer_models_handler(name: str) -> Callable[[Ctx], Reply]:
+    def run(ctx: Ctx) -> Reply:
+        from . import answer_models
+
+        return getattr(answer_models, name)(ctx)
 
     return run
 
@@ -482,4 +487,6 @@ HANDLERS: dict[str, Handler] = {
     "mcp_access": Handler(_mcp_handler("mcp_access"), "read"),
     "mcp_set_access": Handler(_mcp_handler("mcp_set_access"), "write"),
     "mcp_log": Handler(_mcp_handler("mcp_log"), "read"),
+    "answer_models": Handler(_answer_models_handler("answer_models"), "read"),
+    "pull_model": Handler(_answer_models_handler("pull_model"), "download"),
 }

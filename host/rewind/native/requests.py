@@ -216,6 +216,13 @@ def schemas(s: Settings) -> dict[str, Obj]:
             }
         ),
         "set_settings": Obj({"settings": F(settings_schema(), required=True)}),
+        "answer_models": Obj({}),
+        "pull_model": Obj(
+            {
+                "model": F(Str(100, min_chars=1), required=True),
+                "use": F(Bool(), default=True),
+            }
+        ),
         "reindex": Obj(
             {
                 "action": F(Str(16, choices=REINDEX_ACTIONS), default="status"),
