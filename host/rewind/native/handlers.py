@@ -449,6 +449,10 @@ def _mcp_handler(name: str) -> Callable[[Ctx], Reply]:
         from . import mcp_requests
 
         return getattr(mcp_requests, name)(ctx)
+
+    return run
+
+
 def _answer_models_handler(name: str) -> Callable[[Ctx], Reply]:
     def run(ctx: Ctx) -> Reply:
         from . import answer_models
