@@ -1,6 +1,6 @@
 """Fusing the dense and the BM25 ranking of passages into one score per passage.
 
-`fuse_adaptive` (the default, measured in bench/fusion_lab.py) lets each retriever vote
+`fuse_adaptive` (the default, measured in bench/labs/fusion.py) lets each retriever vote
 with how sure it is on this query; `fuse_rrf` is the weighted reciprocal-rank baseline.
 This module must never look anything up: it works on the scores it is given.
 """
@@ -35,7 +35,7 @@ def keyword_style(text: str, max_terms: int) -> bool:
 def fuse_adaptive(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
                   page_of: dict[int, int] | None = None, remembered_words: bool = False,
                   ) -> dict[int, float]:
-    """Confidence-weighted CombSUM of min-max normalised scores (bench/fusion_lab.py).
+    """Confidence-weighted CombSUM of min-max normalised scores (bench/labs/fusion.py).
 
     Each retriever votes with how sure it is on this query: dense with its top cosine,
     BM25 with `fusion_keyword_weight * gap`, where gap = (top - runner-up) / top of the
