@@ -7,10 +7,7 @@ This module must never look anything up: it works on the scores it is given.
 
 from __future__ import annotations
 
-import re
-
 from ..config import Settings
-from ..text import STOP_WORDS
 
 
 def fuse_rrf(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
@@ -23,13 +20,6 @@ def fuse_rrf(dense: dict[int, float], keyword: dict[int, float], settings: Setti
         for rank, pid in enumerate(ordered, 1):
             fused[pid] = fused.get(pid, 0.0) + weight / (k + rank)
     return fused
-
-
-def keyword_style(text: str, max_terms: int) -> bool:
-    """A few content words and no function words ("RNG-pruning HNSW") reads as words a
-    person remembers from a page; a sentence ("how does HNSW prune ...") as a question."""
-    words = re.findall(r"[\w'-]+", text.lower())
-    return 0 < len(words) <= max_terms and not any(w in STOP_WORDS for w in words)
 
 
 def fuse_adaptive(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
