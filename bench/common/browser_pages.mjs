@@ -18,7 +18,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-const EXT = join(dirname(fileURLToPath(import.meta.url)), "..", "extension");
+const EXT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "extension");
 const require = createRequire(join(EXT, "package.json")); // the extension's node_modules
 const { parseHTML } = require("linkedom");
 const { Readability, isProbablyReaderable } = require("@mozilla/readability");
