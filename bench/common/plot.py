@@ -4,7 +4,7 @@ Job: read a JSON list of {"system", "passages", "p95_ms"} on stdin, write a PNG 
 Run with the benchmark venv's Python (matplotlib is a benchmark-only requirement, in
 bench/perf/requirements-peers.txt). Never: read or write anything but stdin and the PNG named.
 
-    python bench/common/plot.py OUT.png < results.json
+    python -m bench.common.plot OUT.png < results.json
 """
 
 from __future__ import annotations

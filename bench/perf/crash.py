@@ -9,7 +9,7 @@ store, the vectors against the store (what `rewind doctor` checks), every page w
 had returned is there, every page whose forget had returned is gone. Then the next writer
 goes on where the last one stopped, on the same store. Seeded: the same run every time.
 
-    .venv/bin/python bench/perf/crash.py [--kills 100] [--max-wait 2.5] [--seed 12]
+    .venv/bin/python -m bench.perf.crash [--kills 100] [--max-wait 2.5] [--seed 12]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Then the same queries run on both (keyword and hybrid; the query embedding is ca
 the first round), and the stores are opened again and their vectors loaded (unsealing every
 vector). Medians and ratios from one run.
 
-    .venv/bin/python bench/perf/encryption.py [--pages 40] [--rounds 3]
+    .venv/bin/python -m bench.perf.encryption [--pages 40] [--rounds 3]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ paragraphs ("many"); the same with every other paragraph hidden by a stylesheet 
 at 1.5 s of walking (and at 250,000 nodes or 1,000,000 characters), Readability and the
 chunker are bounded in elements and characters.
 
-    .venv/bin/python bench/perf/extract.py [--runs 5]
+    .venv/bin/python -m bench.perf.extract [--runs 5]
 """
 
 from __future__ import annotations

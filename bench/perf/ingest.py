@@ -5,7 +5,7 @@ The same real pages (Python docs, chunked by the engine) go through `Rewind.inde
 embedder alone. Rounds alternate (raw, ingest, raw, ingest, ...) so load on this shared
 machine hits both alike; the report gives medians and their ratio.
 
-    .venv/bin/python bench/perf/ingest.py [--pages 12] [--rounds 3]
+    .venv/bin/python -m bench.perf.ingest [--pages 12] [--rounds 3]
 """
 
 from __future__ import annotations

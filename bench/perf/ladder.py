@@ -20,7 +20,7 @@ threads. Peak RSS is above the process before loading. The figures go to
 docs/benchmarks.md; the per-model numbers are copied into models.json "measured" by hand
 (`--json` prints them).
 
-    .venv/bin/python bench/perf/ladder.py [--models NAME ...] [--runs 1] [--keep] [--json]
+    .venv/bin/python -m bench.perf.ladder [--models NAME ...] [--runs 1] [--keep] [--json]
 """
 
 from __future__ import annotations

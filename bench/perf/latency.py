@@ -7,7 +7,7 @@ unit vectors (the search cost does not depend on the values). Query vectors come
 real model and are warmed in the embedder's cache before timing, so the figures are the
 engine's: dense top-k, BM25, fusion, grouping, MMR, snippets.
 
-    .venv/bin/python bench/perf/latency.py [--sizes 10000 100000] [--queries 100]
+    .venv/bin/python -m bench.perf.latency [--sizes 10000 100000] [--queries 100]
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Peers are benchmark-only, never project dependencies. Install them into a separa
 
     python3 -m venv .cache/peers-venv
     .cache/peers-venv/bin/pip install -r bench/perf/requirements-peers.txt
-    python3 bench/perf/peers.py --sizes 10000 100000 [--peers-python .cache/peers-venv/bin/python]
+    python3 -m bench.perf.peers --sizes 10000 100000 [--peers-python .cache/peers-venv/bin/python]
 
 Rewind runs with this Python; the peers with --peers-python. Writes docs/benchmarks.md's
 `peers` section and docs/peers-p95.png (with Rewind's bench/perf/scale.py results, if cached).
@@ -125,7 +125,7 @@ def plot(results: list[dict], python: str) -> None:
                "p95_ms": r["p95_ms"]} for r in results]
     points += [{"system": "rewind (bench/perf/scale.py)", "passages": r["passages"],
                 "p95_ms": r["p95_ms"]} for r in scale_results()]
-    subprocess.run([python, str(ROOT / "bench" / "plot.py"), str(PLOT)],
+    subprocess.run([python, "-m", "bench.common.plot", str(PLOT)], cwd=ROOT,
                    input=json.dumps(points), text=True, check=True)
 
 

@@ -25,7 +25,7 @@ vector snapshot on disk and builds the same codes in memory when a search first 
 (README, "Encryption at rest"), so its scan is the same but its start cost and memory are
 not what is measured here.
 
-    python3 bench/perf/scale.py --passages 1000000 [--json] [--cache DIR] [--queries 200]
+    python3 -m bench.perf.scale --passages 1000000 [--json] [--cache DIR] [--queries 200]
 
 Unset OPENBLAS_CORETYPE for benchmark runs only (docs: ../shared/notes/eval-data.md).
 """

@@ -11,7 +11,7 @@ Two policies, each on a fresh copy:
 - background: the writer is kept between writes and merges finish on tantivy's threads
   (what `TextIndex` does now).
 
-    python3 bench/perf/text_merges.py [--scenario browse|bulk] [--base 0] [--writes 4600]
+    python3 -m bench.perf.text_merges [--scenario browse|bulk] [--base 0] [--writes 4600]
 
 Scenario bulk: a base of 7 segments of 40k passages, then 40k passages another process
 wrote are caught up in one commit (the eighth large segment: tantivy merges all eight),
