@@ -80,7 +80,8 @@ def one_round(visits: list[dict], query: str) -> dict:
             search_ms = (time.perf_counter() - t1) * 1000
         finally:
             host.close()
-    return {"seconds": imported_s, "cpu_s": cpu_s, "kept": kept, "refused": refused, "pending": pending,
+    return {"seconds": imported_s, "cpu_s": cpu_s, "kept": kept, "refused": refused,
+            "pending": pending,
             "search_ms": search_ms, "top": found[0]["title"] if found else None,
             "top_read": found[0]["read"] if found else None}
 
