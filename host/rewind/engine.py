@@ -401,21 +401,30 @@ class Rewind(Forgetting, Inspection, HeldPages):
         now = time.time()
         report: dict = {"imported": 0, "updated": 0, "unchanged": 0, "skipped": {}}
         pending: dict[str, float] = {}  # url -> last visit, once each
-        ready: list[visits.Visit] = []
+        max_age = self.settings.retention_max_age_days * 86400
+        reasons: list[str] = []
+        titled: list[visits.Visit] = []  # past the address rules: their titles are checked
         for item in items:
             try:
                 v = visits.prepare_visit(item, self.settings, mask=gate.redact)
             except RewindError:
-                reason = "not a web address"
+                reasons.append("not a web address")
+                continue
+            verdict = ("forgotten" if self.marks.covers(v.url, v.domain, v.last_visit)
+                       else "retention" if max_age > 0 and v.last_visit < now - max_age
+                       else gate.screen_url(v.url))
+            if verdict is None:
+                titled.append(v)
             else:
-                max_age = self.settings.retention_max_age_days * 86400
-                verdict = ("forgotten" if self.marks.covers(v.url, v.domain, v.last_visit)
-                           else "retention" if max_age > 0 and v.last_visit < now - max_age
-                           else gate.screen_url(v.url) or gate.screen_text(v.url, v.title, []))
-                if verdict is None:
-                    ready.append(v)
-                    continue
-                reason = verdict if isinstance(verdict, str) else verdict.category
+                reasons.append(verdict if isinstance(verdict, str) else verdict.category)
+        ready: list[visits.Visit] = []
+        for v, verdict in zip(titled, gate.screen_titles([(v.url, v.title) for v in titled]),
+                              strict=True):
+            if verdict is None:
+                ready.append(v)
+            else:
+                reasons.append(verdict.category)
+        for reason in reasons:
             report["skipped"][reason] = report["skipped"].get(reason, 0) + 1
         with self._writing() as store:
             with store.transaction():  # one commit for the whole batch

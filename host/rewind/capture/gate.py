@@ -95,10 +95,25 @@ class Gate:
                     signals: Mapping | None = None) -> Verdict | None:
         """The content check, unless the person said to always record this page's site
         (their word wins over the built-in judgement, as it does over the categories)."""
-        if self.check is None:
-            return None
-        u = parse_web_url(url)
-        if u is not None and any(host_matches(u.hostname, s) for s in self.rules.always_record):
+        if self.check is None or self._always_recorded(url):
             return None
         return self.check.check(title, passages, PageSignals.from_dict(signals),
                                 disabled=self.rules.disabled)
+
+    def screen_titles(self, pages: Sequence[tuple[str, str]]) -> list[Verdict | None]:
+        """`screen_text(url, title, [])` of many (url, title) pages at once."""
+        if self.check is None:
+            return [None] * len(pages)
+        asked = [i for i, (url, _) in enumerate(pages) if not self._always_recorded(url)]
+        found = self.check.check_titles([pages[i][1] for i in asked], self.rules.disabled)
+        out: list[Verdict | None] = [None] * len(pages)
+        for i, verdict in zip(asked, found, strict=True):
+            out[i] = verdict
+        return out
+
+    def _always_recorded(self, url: str) -> bool:
+        if not self.rules.always_record:
+            return False
+        u = parse_web_url(url)
+        return u is not None and any(host_matches(u.hostname, s)
+                                     for s in self.rules.always_record)

@@ -99,6 +99,12 @@ class Category:
     sources: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     apps: tuple[str, ...] = ()  # app names its pages declare (lower case)
     terms: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)  # by language
+    # the domains as a set: a site is looked up by its suffixes, not compared with each
+    # domain in turn (a history import screens thousands of addresses at once)
+    domain_set: frozenset[str] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "domain_set", frozenset(self.domains))
 
 
 @dataclass(frozen=True)
@@ -324,16 +330,27 @@ def load_policy(path: Path | None = None) -> Policy:
 
 
 def _path_match(anchored: bool, pats: tuple[re.Pattern[str], ...], segs: list[str]) -> bool:
-    starts = [0] if anchored else range(len(segs) - len(pats) + 1)
-    return any(all(p.fullmatch(segs[s + i]) for i, p in enumerate(pats)) for s in starts
-               if s + len(pats) <= len(segs))
+    last = len(segs) - len(pats)  # the last segment the pattern can start at
+    first, rest = pats[0], pats[1:]
+    for s in range(0, min(last, 0) + 1 if anchored else last + 1):
+        if first.fullmatch(segs[s]) and all(p.fullmatch(segs[s + 1 + i])
+                                            for i, p in enumerate(rest)):
+            return True
+    return False
 
 
-def _match_category(cat: Category, u: WebUrl, segs: list[str], params: dict[str, str]) -> str:
+def _suffixes(site: str) -> list[str]:
+    """`a.b.example.com` -> itself, `b.example.com`, `example.com`, `com`."""
+    parts = site.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+def _match_category(cat: Category, u: WebUrl, segs: list[str], params: dict[str, str],
+                    suffixes: list[str]) -> str:
     site = u.site
-    for d in cat.domains:
-        if site == d or site.endswith(f".{d}"):
-            return f"domain {d}"
+    if not cat.domain_set.isdisjoint(suffixes):
+        # the first of the category's domains that matches, as the rule to name
+        return next(f"domain {d}" for d in cat.domains if site == d or site.endswith(f".{d}"))
     for i, h in enumerate(cat.hosts):
         if h.fullmatch(site):
             return f"host {cat.sources['hosts'][i]}"
@@ -371,10 +388,11 @@ def classify_url(url: str, rules: Rules) -> Verdict | None:
     params: dict[str, str] = {}
     for k, v in parse_qsl(u.query, keep_blank_values=True):
         params.setdefault(k, v)
+    suffixes = _suffixes(u.site)
     for cat in rules.policy.categories:
         if cat.id in rules.disabled:
             continue
-        rule = _match_category(cat, u, segs, params)
+        rule = _match_category(cat, u, segs, params, suffixes)
         if rule:
             return Verdict(cat.id, cat.label, cat.why, rule)
     return None

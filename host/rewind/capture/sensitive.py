@@ -153,6 +153,17 @@ class ContentCheck:
             action = "record"
         return Judgement(action, p, category, values, win.starts[best])
 
+    def check_titles(self, titles: Sequence[str], disabled: Collection[str] = ()
+                     ) -> list[Verdict | None]:
+        """`check(title, [])` of many pages at once (a history import: titles alone, no
+        signals): the same answers, with one feature matrix instead of one a page."""
+        if not titles:
+            return []
+        counts = np.array([cf.page_counts(t, [], self.lexicon)[0] for t in titles])
+        probs = self.model.probabilities(window_matrix(counts, None, self.lexicon)[:, self._cols])
+        return [None if self.model.decide(float(p)) == "record" else
+                self.check(t, [], None, disabled) for t, p in zip(titles, probs, strict=True)]
+
     def category(self, counts: np.ndarray, signals: PageSignals | None = None) -> str:
         """The policy category a window shows most (its topic words, record shapes and
         declared app), or "private" when it shows none."""
