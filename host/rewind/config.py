@@ -133,7 +133,7 @@ class Settings:
                                      label="Pages of one site before its others move down")
     # Seed 001 weighed recency 0.2 against similarity; here it only breaks near-ties: with
     # visit times that say nothing of relevance, 0.02 cost no MRR where 0.2 did
-    # (bench/quality.py, docs/benchmarks.md).
+    # (bench/quality/quality.py, docs/benchmarks.md).
     recency_weight: float = knob(0.02, "a page read lately moves up: score * (1 + w * recency)",
                                  lo=0.0, hi=1.0, user=True, group="search", advanced=True,
                                  label="Lift for pages read lately")
