@@ -6,8 +6,8 @@ than that is split at sentence ends; passages under `min_passage_words` are
 dropped; no passage is longer than the embedding model's token limit. Each
 passage keeps its position and its character span in the page text (the
 blocks joined by blank lines). Words are counted by units.py, so that Chinese, Japanese
-and Thai (no spaces) are measured too; sentences end at . ! ? and at 。！？. The extension's content script does the same
-for pages in the browser (extension/content/chunker.js).
+and Thai (no spaces) are measured too; sentences end at . ! ? and at 。！？. The
+extension's content script does the same for pages in the browser (content/chunker.js).
 This module must never drop text silently beyond the documented limits.
 """
 

@@ -95,7 +95,7 @@ def cut(text: str, max_words: int) -> list[str]:
     pieces: list[str] = []
     start = None
     total = 0
-    for s, e, w in _units(text):
+    for s, _e, w in _units(text):
         if start is not None and total + w > limit:
             pieces.append(text[start:s].strip())
             start, total = None, 0
