@@ -25,6 +25,7 @@ import { mountHistory } from "./options/history.js";
 import { loadPolicy } from "./lib/load_policy.js";
 import { DEFAULTS, FIX_COMMAND, FIX_FROM_SOURCE } from "./lib/settings.js";
 import { hostSettingGroups, readField } from "./lib/settings-form.js";
+import { mount as mountLanguages } from "./options/languages.js";
 import { mount as mountMcp } from "./options/mcp.js";
 
 /** @param {string} id */
@@ -477,3 +478,4 @@ if (inExtension()) {
 }
 load();
 mountMcp($("mcp")); // the AI tools' section (options/mcp.js)
+mountLanguages($("language-offer"), () => loadModels()); // the multilingual model's offer

@@ -259,7 +259,7 @@ export class Backfill {
     const reply = await this.native.request("index_page", {
       page: { url: page.url, title: ext.title, passages: ext.passages,
               content_hash: await contentHash(ext.passages), visited_at: page.last_visit,
-              dwell_s: 0, read: false },
+              dwell_s: 0, read: false, ...(ext.lang ? { lang: String(ext.lang).slice(0, 35) } : {}) },
     });
     const r = reply?.result ?? {};
     if (r.status === "skipped") return { loaded: false, reason: String(r.why ?? "Rewind's helper judged it private") };

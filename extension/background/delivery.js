@@ -88,6 +88,7 @@ export async function deliver(item, deps) {
         content_hash: item.hash,
         visited_at: item.visited_at,
         dwell_s: item.dwell_s,
+        ...(item.lang ? { lang: String(item.lang).slice(0, 35) } : {}),
       },
     });
     const refused = hostRefusal(reply);

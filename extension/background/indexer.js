@@ -76,6 +76,7 @@ export class Indexer {
       hash,
       visited_at: visit.startedAt / 1000,
       dwell_s: Math.round(visit.dwellMs / 100) / 10,
+      lang: page.lang || "", // <html lang>: a hint the host's language detector checks
       passages: page.passages,
     });
     return { queued: true, hash };
@@ -100,7 +101,8 @@ export class Indexer {
 
   /**
    * @param {{kind: "page"|"dwell", url: string, title: string, hash: string, visited_at: number,
-   *          dwell_s: number, passages?: {text: string, position: number, quality: number}[]}} page
+   *          dwell_s: number, lang?: string,
+   *          passages?: {text: string, position: number, quality: number}[]}} page
    */
   async enqueue(page) {
     const id = `${this.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;

@@ -191,6 +191,7 @@ def index_page(ctx: Ctx) -> Reply:
         visited_at=p["visited_at"],
         dwell_s=p["dwell_s"],
         read=p["read"],
+        metadata={"lang": p["lang"]} if p["lang"] else {},
     )
     return {"result": ctx.engine.index_page(page).to_dict()}
 

@@ -93,6 +93,8 @@ def schemas(s: Settings) -> dict[str, Obj]:
             "visited_at": F(_EPOCH, nullable=True),
             "dwell_s": F(_DWELL, default=0.0),
             "read": F(Bool(), default=True),
+            # the page's <html lang> (BCP 47), a hint the language detector checks
+            "lang": F(Str(35), nullable=True),
         },
         check=lambda p: (
             None
