@@ -13,6 +13,8 @@ heading is not translated (the same as the English one), when its text is not in
 language (py3langid: untranslated paragraphs are common), and when its heading occurs twice
 in the language (no single answer). Known-item queries: three of the rarest words of each
 page (bench/data.py), counted by units (capture/units.py) for CJK.
+For the 2-core budget a store holds MAX_PAGES sections (a seeded sample by id, so mostly
+the same sections in every language) and MAX_QUERIES queries of each kind are asked.
 Split: chapters 1-6 "dev" and the rest (chapters 7-12, appendix) "held-out": nothing in
 Rewind was tuned on either (the analyzers and the model are used as they come); the
 held-out figures are the ones the targets are read on.
@@ -37,7 +39,11 @@ REL = Path("usr/share/debian-reference")
 LANGS = {"de": "de", "fr": "fr", "es": "es", "it": "it", "ja": "ja", "zh": "zh-cn"}
 MIN_WORDS = 25
 PAGE_WORDS = 120  # a page is the start of its section (2-core budget: ~1 passage a page)
-MAX_QUERIES = 100  # of each kind in each split (a seeded sample)
+# A seeded sample, for the 2-core budget: pages a store, and queries of each kind a split.
+MAX_PAGES = 200
+MAX_QUERIES = {("native", "held-out"): 40, ("native", "dev"): 20,
+               ("english", "held-out"): 40, ("english", "dev"): 20,
+               ("known-item", "held-out"): 30, ("known-item", "dev"): 0}
 HELD_OUT_FROM = 7  # chapters from this one on (and the appendix) are held out
 _HEADING = re.compile(
     r'<h([2-5]) class="title"><a id="([^"]+)"\s*/?>(?:</a>)?(.*?)</h\1>', re.S)
@@ -138,16 +144,23 @@ def load(lang: str, cache: Path | None = None, pin: bool = False) -> LangSet:
         queries.append(Query(s.title, s.sid, "native", _split(s.chapter)))
         if lang != "en":
             queries.append(Query(english[s.sid].title, s.sid, "english", _split(s.chapter)))
-    queries += _known_items(docs)
+    kept_all = list(docs)
     rng = random.Random(f"lang-devsets:{lang}")
+    if len(docs) > MAX_PAGES:  # by section id: the same sample of sections in every language
+        docs = sorted(rng.sample(sorted(docs, key=lambda d: d.sid), MAX_PAGES),
+                      key=lambda d: d.sid)
+    kept = {d.sid for d in docs}
+    queries = [q for q in queries if q.gold in kept] + _known_items(docs)
     picked = []
     for kind in ("native", "english", "known-item"):
         for split in ("dev", "held-out"):
             group = [q for q in queries if q.kind == kind and q.split == split]
-            picked += group if len(group) <= MAX_QUERIES else rng.sample(group, MAX_QUERIES)
+            n = MAX_QUERIES[(kind, split)]
+            picked += group if len(group) <= n else rng.sample(group, n)
     queries = picked
     note = (f"Debian Reference 2.100 ({PACKAGE.format(lang=LANGS.get(lang, 'en'))}): "
-            f"{len(docs)} sections of {len(native)}; left out "
+            f"{len(docs)} pages sampled of {len(kept_all)} usable sections of {len(native)}; "
+            "left out "
             + ", ".join(f"{v} {k}" for k, v in dropped.items() if v))
     return LangSet(lang, docs, queries, note)
 

@@ -67,7 +67,7 @@ def run_lang(eng_mod, search, settings, embedder, model_dir: Path, ls: lang_devs
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--langs", default="en," + ",".join(lang_devsets.LANGS))
+    ap.add_argument("--langs", default="en,de,fr,es,ja,zh")
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--model-dir", type=Path, default=None)
     ap.add_argument("--no-write", action="store_true")
@@ -131,7 +131,9 @@ def render(results, sets, args, took_s: float, load0: float) -> str:
                     continue
                 for model in models:
                     scores = results[(model, lang)][0]
-                    n = scores.get((kind, "keyword", split), (0, 0))[1]
+                    if (kind, "keyword", split) not in scores:
+                        continue
+                    n = scores[(kind, "keyword", split)][1]
                     rows.append([lang, f"{kind} ({n})", model] + [
                         f"{scores[(kind, m, split)][0]:.3f}" for m in MODES])
         lines += [report.table(header, rows), ""]
