@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -87,7 +88,16 @@ def child(engine: str, model_dir: Path, n_docs: int, out: Path) -> None:
     print(json.dumps({"load_s": load_s, "docs": len(docs), "wall_s": wall, "cpu_s": cpu,
                       "query_ms_p50": statistics.median(lat),
                       "query_ms_p95": report.quantile(lat, 0.95),
-                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                      "peak_rss_mb": peak_rss_mb()}))
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory (VmHWM: ru_maxrss would carry over the
+    parent's peak across exec)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     lang_devsets.sys_path_host()
     from rewind import config
-    from rewind.index import e5_convert, models
+    from rewind.index import models
 
     t_all, load0 = time.perf_counter(), report.load_average()
     installed = args.model_dir or config.model_dir()
@@ -115,8 +125,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rewind-e5-") as tmp:
         q4_dir = Path(tmp) / "models"
         t = time.perf_counter()
-        e5_convert.convert(installed / NAME / "e5-small-q4.bin", q4_dir / NAME, weights="q4")
+        made = subprocess.run([sys.executable, "-m", "rewind.index.e5_convert",
+                               str(installed / NAME / "e5-small-q4.bin"), str(q4_dir / NAME),
+                               "--weights", "q4"], capture_output=True, text=True, check=False,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve()
+                                                                   .parent.parent / "host")})
+        if made.returncode != 0:
+            raise SystemExit(f"the 4-bit conversion failed: {made.stderr[-2000:]}")
         q4_convert_s = time.perf_counter() - t
+        (q4_dir / NAME / "e5-small-q4.bin").symlink_to(installed / NAME / "e5-small-q4.bin")
         dirs = {ENGINES[0]: installed, ENGINES[1]: installed, ENGINES[2]: q4_dir}
         for engine in ENGINES:
             out = Path(tmp) / f"{ENGINES.index(engine)}.npz"
