@@ -2,8 +2,8 @@ import json
 from pathlib import Path
 
 from rewind.capture.chunker import approx_tokens, chunk_blocks, quality
-from rewind.capture.units import count_words
 from rewind.capture.extract import Block
+from rewind.capture.units import count_words
 from rewind.config import Settings
 
 S = Settings()
