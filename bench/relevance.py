@@ -92,6 +92,12 @@ def gate_signals(eng: Any, question: str) -> dict[str, float]:
     return {**values, "p_answerable": relevance.gauge().answerable.probability(values)}
 
 
+def _closest_cut() -> float:
+    from rewind.search import relevance
+
+    return relevance.gauge().closest
+
+
 def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str,
                answer_mod: Any) -> dict[str, Any]:  # fmt: skip
     by_n = {s["n"]: s["url"] for s in res.sources}
@@ -101,10 +107,16 @@ def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str,
             if c["status"] in ("ok", "corrected", "added"):
                 cited += [by_n[n] for n in c["sources"] if n in by_n and by_n[n] not in cited]
     shown = [c for c in res.citations if c["status"] in SHOWN] if res.supported else []
+    near = res.closest or {}
     return {
         "mode": kind,
         "answered": bool(res.supported),
         "could_not_find": res.answer.startswith(answer_mod.COULD_NOT_FIND),
+        # The closest passage, quoted (answers/closest.py): shown where "couldn't find"
+        # was before, so "before" is could_not_find or closest, from the same run.
+        "closest": res.outcome == "closest",
+        "closest_gold": gold_url is not None and near.get("url") == gold_url,
+        "closest_cut": _closest_cut(),  # the gate's threshold for it in this run
         "cites_gold": gold_url is not None and gold_url in cited,
         "gold_in_sources": gold_url is not None and gold_url in by_n.values(),
         "shown": len(shown),
@@ -205,7 +217,9 @@ def ask_row(label: str, rows: list[dict], mode: str) -> list[str]:
     return [
         label, mode,
         _share(ans, lambda a: a["answered"] and a["cites_gold"]),
+        _share(ans, lambda a: a.get("closest_gold", False)),
         _share(ans, lambda a: a["gold_in_sources"]),
+        _share(una, lambda a: a["could_not_find"] or a.get("closest", False)),
         _share(una, lambda a: a["could_not_find"]),
         f"{sup / shown:.2f} / {ok / shown:.2f} ({shown})" if shown else "-",
         f"{q(ft, 0.5):.0f} / {q(ft, 0.95):.0f}" if ft else "-",
@@ -312,10 +326,18 @@ def render(results: list[dict], args: Any, ctx: dict, took_s: float) -> str:
         "questions nothing answers; LLM and extractive alternate. 'shown supported / ok': "
         "of the sentences shown in answers, the share the checker marks supported, and "
         "the share supported by the very source the model cited (no citation corrected "
-        "or added). First token: warm model, query embedding included.",
+        "or added). First token: warm model, query embedding included. 'Closest passage' "
+        "(answers/closest.py): where no answer is backed but search found a page near the "
+        "question, its best passage is quoted and cited instead of \"couldn't find\"; it is "
+        "not counted as answered. '+ closest passage from gold': answerable questions that "
+        "get the gold page's passage that way; 'before': \"couldn't find\" or a closest "
+        "passage (every closest passage stands where \"couldn't find\" stood before), so "
+        "before and after come from the same run.",
         "",
         report.table(["source", "mode", "answerable: answered, citing gold",
-                      "gold among sources", "unanswerable: \"couldn't find\"",
+                      "+ closest passage from gold", "gold among sources",
+                      "unanswerable: \"couldn't find\" before", "after (closest passage "
+                      "shown instead: the rest)",
                       "shown supported / ok (n)", "first token p50 / p95 ms"],
                      [ask_row(label, rows, m) for label, rows in groups for m in modes
                       if any(m in r for r in rows)]),

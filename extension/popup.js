@@ -8,7 +8,8 @@
  * while the helper is away); passages, storage and each part's size, what is kept
  * (retention) and whether it is encrypted, the last indexed page and the models;
  * pause everything; open the side panel (from the click itself: sidePanel.open needs a
- * user gesture) or the options; the helper-missing state with its command.
+ * user gesture) or the options; the helper-missing state with its command; the pages held
+ * because they looked private, each to keep or not (lib/held.js).
  * Never: render page titles as HTML, or talk to the host except through the worker.
  */
 
@@ -17,6 +18,7 @@ import { call, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
 import { formatBytes, formatCount, modelsInUse, relativeTime } from "./lib/format.js";
 import { backfillView } from "./lib/history-view.js";
+import { heldView } from "./lib/held.js";
 import { retentionLine, storageLine } from "./lib/kept.js";
 import { languageOffer } from "./lib/language-offer.js";
 import { reembedView } from "./lib/reembed.js";
@@ -29,6 +31,7 @@ const state = {
   /** @type {any} */ status: null,
   /** @type {any} */ page: null,
   /** @type {number|undefined} */ windowId: undefined,
+  /** @type {any[]} */ held: [],
 };
 
 /** @param {boolean} [force] */
@@ -40,7 +43,21 @@ async function load(force = false) {
     state.status = { host: { state: e?.code === "no_extension" ? "no_extension" : "error", error: e } };
   }
   state.page = await call("page_status").catch(() => null);
+  const connected = state.status?.host?.state === "connected";
+  state.held = connected ? ((await call("held_list").catch(() => null))?.held ?? []) : [];
   render();
+}
+
+/** @param {import("./lib/held.js").HeldPage} page @param {boolean} keep */
+async function decideHeld(page, keep) {
+  try {
+    await call("held_decide", { id: page.id, keep, url: page.url });
+    $("site-note").textContent = keep ? `Kept: ${page.title || page.url}.` : "Not kept: it was wiped.";
+  } catch (err) {
+    const e = /** @type {any} */ (err) ?? {};
+    $("site-note").textContent = `${e.message ?? "Something went wrong."}${e.hint ? ` ${e.hint}` : ""}`;
+  }
+  load();
 }
 
 /** @param {any} q */
@@ -82,6 +99,8 @@ function render() {
     );
   }
   $("banners").replaceChildren(...banners);
+  const held = heldView(state.held, decideHeld);
+  $("held").replaceChildren(...(held ? [held] : []));
 
   renderPage();
 

@@ -272,14 +272,36 @@ def test_report_rows_count_what_they_say():
 
     rows = [row(True, 1, answered=True), row(True, 2, cites_gold=False),
             row(False, 0, answered=False, could_not_find=True, shown=0, shown_supported=0,
-                shown_ok=0), row(False, 0), row(True, 1, kind="known-item")]  # fmt: skip
-    s = relevance.search_row("x", rows)
+                shown_ok=0), row(False, 0), row(True, 1, kind="known-item"),
+            row(True, 3, answered=False, cites_gold=False, closest=True, closest_gold=True,
+                shown=0, shown_supported=0, shown_ok=0),
+            row(False, 0, answered=False, closest=True, shown=0, shown_supported=0,
+                shown_ok=0)]  # fmt: skip
+    s = relevance.search_row("x", rows[:5])
     assert s[:5] == ["x", "2", "0.750", f"{(1 + 1 / __import__('math').log2(3)) / 2:.3f}",
                      "1.000"]  # fmt: skip
     assert s[5] == "1.000" and s[-1] == "1.00 (2/2)"
     a = relevance.ask_row("x", rows, "llm")
-    assert a[2] == "0.50 (1/2)" and a[4] == "1.00 (1/1)"
-    assert a[5] == "0.50 / 0.50 (4)" and a[6] == "500 / 500"
+    # answerable: 1 of 3 answered citing gold, 1 more got the gold page's closest passage;
+    # unanswerable (2 asked): "couldn't find" both before, one after (a closest passage)
+    assert a[2] == "0.33 (1/3)" and a[3] == "0.33 (1/3)" and a[4] == "1.00 (3/3)"
+    assert a[5] == "1.00 (2/2)" and a[6] == "0.50 (1/2)"
+    assert a[7] == "0.50 / 0.50 (4)" and a[8] == "500 / 500"
+
+
+def test_the_closest_threshold_is_chosen_on_tune_asks_from_the_gold_page_only():
+    from bench import fit_relevance as fit
+
+    def row(split: str, p: float, answerable: bool = True, **modes):
+        return {"split": split, "answerable": answerable, "signals": {"p_answerable": p},
+                **{m: {"closest_gold": v} for m, v in modes.items()}}
+
+    rows = [row("tune", p, llm=True, extractive=True) for p in (0.9, 0.8, 0.7, 0.6, 0.5)]
+    rows += [row("tune", 0.99, llm=False), row("tune", 0.01, answerable=False, llm=True),
+             row("held-out", 0.05, llm=True)]  # never looked at: not gold, unanswerable, held out
+    cut, n = fit.closest_cut(rows)
+    assert n == 10 and cut == 0.5  # 90% of 10 kept: 9, ties at 0.5 included
+    assert fit.closest_cut([row("held-out", 0.3, llm=True)]) == (0.0, 0)
 
 
 def test_fit_relevance_measures_and_thresholds():

@@ -259,10 +259,11 @@ export class Backfill {
     const reply = await this.native.request("index_page", {
       page: { url: page.url, title: ext.title, passages: ext.passages,
               content_hash: await contentHash(ext.passages), visited_at: page.last_visit,
-              dwell_s: 0, read: false, ...(ext.lang ? { lang: String(ext.lang).slice(0, 35) } : {}) },
+              dwell_s: 0, read: false, ...(ext.signals ? { signals: ext.signals } : {}) },
     });
     const r = reply?.result ?? {};
     if (r.status === "skipped") return { loaded: false, reason: String(r.why ?? "Rewind's helper judged it private") };
+    if (r.status === "held") return { loaded: false, reason: "it may be private: it waits for your keep or don't keep" };
     return { loaded: true };
   }
 }

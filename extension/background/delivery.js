@@ -5,7 +5,8 @@
  * forgotten after the page was read never reaches the host), then send `index_page` for
  * new or changed content or only `record_visit` for an unchanged revisit, and classify
  * the result: done, refused before sending, skipped by the host (its content check: the
- * reason is kept, the page is never sent again), lost (its text is gone), deferred (the
+ * reason is kept, the page is never sent again), held by the host for the person's
+ * decision (its content check was unsure), lost (its text is gone), deferred (the
  * host could not be reached at connect: no try spent) or failed (a try spent: a timeout or
  * the host exiting while it had the page counts, so one bad page cannot stall the queue).
  * Never: touch `chrome.*` (everything comes in through `deps`, so tests fake it), or send
@@ -22,6 +23,7 @@ const WAIT_CODES = new Set(["store_locked", "disk_full"]);
  * @typedef {{
  *   request: (type: string, fields: object) => Promise<any>,
  *   payload: (id: string) => Promise<Passage[]|null>,
+ *   signals?: (id: string) => Promise<object|null>,
  *   knownHash: (url: string) => Promise<string|null>,
  *   refusal: (item: import("./queue.js").QueueItem) => Promise<Refusal|null>,
  *   forgotten: (url: string, visitedAt: number) => Promise<boolean>,
@@ -30,6 +32,7 @@ const WAIT_CODES = new Set(["store_locked", "disk_full"]);
  *   | {outcome: "refused", refusal: Refusal}
  *   | {outcome: "forgotten"}
  *   | {outcome: "skipped", refusal: Refusal}
+ *   | {outcome: "held", refusal: Refusal, heldId: string}
  *   | {outcome: "lost", error: string}
  *   | {outcome: "defer", error: string}
  *   | {outcome: "failed", error: string, code: string}} Outcome
@@ -52,6 +55,22 @@ export function hostRefusal(reply) {
   return {
     category: typeof r.category === "string" && r.category ? r.category : "host-check",
     why: typeof r.why === "string" && r.why ? r.why.slice(0, 300) : "Rewind's helper judged it private",
+  };
+}
+
+/**
+ * The host's hold in an index_page reply: the page waits for the person's decision.
+ * @param {any} reply @returns {{refusal: Refusal, heldId: string}|null}
+ */
+export function hostHold(reply) {
+  const r = reply && typeof reply === "object" ? reply.result : null;
+  if (!r || r.status !== "held") return null;
+  return {
+    refusal: {
+      category: typeof r.category === "string" && r.category ? r.category : "private",
+      why: typeof r.why === "string" && r.why ? r.why.slice(0, 300) : "looked private",
+    },
+    heldId: typeof r.held_id === "string" ? r.held_id : "",
   };
 }
 
@@ -80,6 +99,7 @@ export async function deliver(item, deps) {
       needIndex = reply?.known === false && Boolean(passages);
     }
     if (!needIndex || !passages) return { outcome: "done", indexed: false, hash: item.hash };
+    const signals = deps.signals ? await deps.signals(item.id) : null;
     const reply = await deps.request("index_page", {
       page: {
         url: item.url,
@@ -88,9 +108,11 @@ export async function deliver(item, deps) {
         content_hash: item.hash,
         visited_at: item.visited_at,
         dwell_s: item.dwell_s,
-        ...(item.lang ? { lang: String(item.lang).slice(0, 35) } : {}),
+        ...(signals ? { signals } : {}),
       },
     });
+    const held = hostHold(reply);
+    if (held) return { outcome: "held", ...held };
     const refused = hostRefusal(reply);
     // Forgotten (e.g. by `rewind forget` while this copy waited): like a forget mark here,
     // nothing to remember for the URL, so a later visit is recorded as usual.

@@ -3,7 +3,8 @@
  *
  * Job: map each `runtime.sendMessage({action, ...})` to its named handler (KeePassXC-
  * Browser's event.js is the model: a table, not a switch), answer `{ok, result}` or
- * `{ok: false, error}`, and hand the "ask", "export", "backup" and "import" ports to ports.js.
+ * `{ok: false, error}`, and hand the "ask", "export", "backup", "import" and "pull_model"
+ * ports to ports.js.
  * Never: answer anything but the extension's own pages (content scripts and web pages are
  * refused), or grow logic here: a handler lives with its group in handlers/.
  */
@@ -11,10 +12,11 @@
 import { Code, RewindError, toErrorValue } from "../lib/errors.js";
 import * as history from "./handlers/history.js";
 import * as mcp from "./handlers/mcp.js";
+import * as held from "./handlers/held.js";
 import * as recording from "./handlers/recording.js";
 import * as relay from "./handlers/relay.js";
 import * as status from "./handlers/status.js";
-import { askPort, backupPort, exportPort, importPort } from "./ports.js";
+import { askPort, backupPort, exportPort, importPort, pullModelPort } from "./ports.js";
 
 /**
  * @typedef {{
@@ -42,6 +44,7 @@ export const HANDLERS = Object.freeze({
   clear: relay.clear,
   import_chunk: relay.importChunk,
   reindex: relay.reindex,
+  answer_models: relay.answerModels,
   profiles: relay.profiles,
   use_profile: relay.useProfile,
   // AI tools' access (handlers/mcp.js)
@@ -64,10 +67,15 @@ export const HANDLERS = Object.freeze({
   backfill_consent: history.backfillConsent,
   backfill_pause: history.backfillPause,
   backfill_cancel: history.backfillCancel,
+  // pages held for the person's decision
+  held_list: held.heldList,
+  held_decide: held.heldDecide,
 });
 
 /** @type {Readonly<Record<string, (deps: Deps, port: chrome.runtime.Port) => void>>} */
-const PORTS = Object.freeze({ ask: askPort, export: exportPort, backup: backupPort, import: importPort });
+const PORTS = Object.freeze({
+  ask: askPort, export: exportPort, backup: backupPort, import: importPort, pull_model: pullModelPort,
+});
 
 /** Is the sender one of this extension's pages? @param {chrome.runtime.MessageSender} sender */
 export function fromOwnPage(sender) {

@@ -20,6 +20,7 @@ export const EXTRACT_FILES = Object.freeze([
   "content/redact.js",
   "content/chunker.js",
   "content/visible.js",
+  "content/signals.js",
   "content/extract.js",
 ]);
 const VENDORED = 2; // the first files; without them extraction falls back to heuristics

@@ -6,7 +6,8 @@
  * page itself shows a password or payment field, hash the passages, queue the page
  * persistently (only when its content changed), and drain the queue to the host through
  * delivery.js, applying each outcome: done, refused or skipped (the reason is kept for the
- * URL), lost or given up (counted), deferred (the host is away: no try spent).
+ * URL), held for the person's decision (kept for the URL until they decide: popup and
+ * options), lost or given up (counted), deferred (the host is away: no try spent).
  * Never: send anything for a URL the rules refuse now, extract a page already judged not
  * to be recorded, keep page text anywhere but the queue's payloads (deleted once
  * delivered), or spend retries while the host is simply not there.
@@ -76,8 +77,8 @@ export class Indexer {
       hash,
       visited_at: visit.startedAt / 1000,
       dwell_s: Math.round(visit.dwellMs / 100) / 10,
-      lang: page.lang || "", // <html lang>: a hint the host's language detector checks
       passages: page.passages,
+      signals: page.signals ?? null,
     });
     return { queued: true, hash };
   }
@@ -101,15 +102,15 @@ export class Indexer {
 
   /**
    * @param {{kind: "page"|"dwell", url: string, title: string, hash: string, visited_at: number,
-   *          dwell_s: number, lang?: string,
-   *          passages?: {text: string, position: number, quality: number}[]}} page
+   *          dwell_s: number, passages?: {text: string, position: number, quality: number}[],
+   *          signals?: object|null}} page
    */
   async enqueue(page) {
     const id = `${this.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-    const { passages, ...meta } = page;
+    const { passages, signals, ...meta } = page;
     let bytes = 0;
     try {
-      if (passages) bytes = await store.putPayload(id, passages);
+      if (passages) bytes = await store.putPayload(id, passages, signals ?? null);
     } catch (err) {
       // Storage refused the text (disk full): the page is lost, and the popup says so.
       await store.update((q) => ({
@@ -159,6 +160,7 @@ export class Indexer {
     const r = await deliver(item, {
       request: (type, fields) => this.native.request(type, fields),
       payload: (id) => store.getPayload(id),
+      signals: (id) => store.getSignals(id),
       knownHash: (url) => P.knownHash(url),
       forgotten: (url, at) => P.forgotten(url, at),
       refusal: async (it) => (await refusal(it.url, { ignorePause: true })) ?? (await P.verdictFor(it.url)),
@@ -170,6 +172,8 @@ export class Indexer {
     // URL (the popup says why) and the page is never sent again. A refusal by the rules is
     // not: the rules themselves say it again, and may change.
     if (r.outcome === "skipped") await P.noteVerdict(item.url, { ...r.refusal, by: "host" }, now);
+    // Held: not sent again while the person decides (the popup asks); "keep" clears it.
+    if (r.outcome === "held") await P.noteVerdict(item.url, { ...r.refusal, by: "held", hash: item.hash }, now);
     if (r.outcome === "refused") console.info("rewind: not sent, the rules refuse it now:", r.refusal.why);
     const applied = await store.update((q) => {
       const a = Q.applyOutcome(q, item, r, now, HOST_DOWN_RETRY_MS);

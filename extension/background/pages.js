@@ -21,7 +21,9 @@ export const MAX_VERDICTS = 2000;
 export const MAX_FORGETS = 200;
 
 /**
- * @typedef {{category: string, why: string, by: "rules"|"page"|"host", at: number}} Verdict
+ * @typedef {{category: string, why: string, by: "rules"|"page"|"host"|"held"|"declined", at: number, hash?: string}} Verdict
+ *   held: waiting for the person's keep / don't keep (its content hash, to remember once kept);
+ *   declined: the person did not keep it
  * @typedef {{url?: string, domain?: string, all?: boolean, since?: number, until?: number, at: number}} ForgetMark
  *   url / domain / all: what was forgotten at `at` (epoch ms); since/until: a time range (epoch s)
  */
@@ -85,6 +87,7 @@ export function noteVerdict(url, verdict, now) {
   return lane(async () => {
     const m = /** @type {Record<string, Verdict>} */ (await readMap(VERDICTS));
     m[url] = { category: String(verdict.category), why: String(verdict.why).slice(0, 300), by: verdict.by, at: now };
+    if (typeof verdict.hash === "string") m[url].hash = verdict.hash;
     trim(m, MAX_VERDICTS);
     await chrome.storage.local.set({ [VERDICTS]: m });
   });

@@ -1,11 +1,13 @@
 /**
- * The long-lived ports the extension's pages open: "ask", "export", "backup", "import".
+ * The long-lived ports the extension's pages open: "ask", "export", "backup", "import",
+ * "pull_model".
  *
  * Job: "ask" streams an answer's chunks back to the side panel (and sends `cancel` when
  * the page stops or goes away), optionally with the current tab's text as context and
  * the `thread_id` of a follow-up; "export" and "backup" stream the host's frames to the
  * options page without holding them; "import" runs import_backup on an upload the page
- * sent and relays its progress.
+ * sent and relays its progress; "pull_model" downloads a model (the options page's "Get
+ * it") with the host's progress frames, and cancels it when the page closes the port.
  * Never: send a tab's text the rules refuse, or keep frames in the worker.
  */
 
@@ -159,4 +161,9 @@ export function importPort(deps, port) {
     upload: String(msg.upload ?? ""),
     ...(msg.passphrase ? { passphrase: String(msg.passphrase) } : {}),
   }));
+}
+
+/** Download a model, with progress frames; the page closing the port cancels it. @param {Deps} deps @param {chrome.runtime.Port} port */
+export function pullModelPort(deps, port) {
+  streamPort(deps, port, "pull_model", (msg) => ({ model: String(msg.model ?? "") }));
 }

@@ -39,12 +39,21 @@ export function update(fn) {
 }
 
 /**
- * Store a page's passages for item `id`; returns its size in bytes (for the budget).
+ * Store a page's passages (and its signals, for the host's content check) for item `id`;
+ * returns its size in bytes (for the budget).
  * @param {string} id @param {{text: string, position: number, quality: number}[]} passages
+ * @param {object|null} [signals]
  */
-export async function putPayload(id, passages) {
-  await chrome.storage.local.set({ [PAYLOAD + id]: { passages } });
-  return JSON.stringify(passages).length;
+export async function putPayload(id, passages, signals = null) {
+  await chrome.storage.local.set({ [PAYLOAD + id]: signals ? { passages, signals } : { passages } });
+  return JSON.stringify(passages).length + (signals ? JSON.stringify(signals).length : 0);
+}
+
+/** The page signals stored with item `id`'s passages, or null. @param {string} id @returns {Promise<object|null>} */
+export async function getSignals(id) {
+  const got = await chrome.storage.local.get(PAYLOAD + id);
+  const s = got[PAYLOAD + id]?.signals;
+  return s && typeof s === "object" ? s : null;
 }
 
 /** @param {string} id @returns {Promise<{text: string, position: number, quality: number}[]|null>} */

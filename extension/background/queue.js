@@ -37,7 +37,6 @@ export const STALE_SENDING_MS = 5 * 60_000; // a send the worker died in is retr
  *   error: string|null,
  *   deferred?: boolean,     // waiting for the host to come back (deferAll), no try spent
  *   bytes?: number,         // size of its stored payload (page text), 0 for visit records
- *   lang?: string,          // the page's <html lang>, when it has one
  * }} QueueItem
  * @typedef {{url: string, title: string, at: number}} LastIndexed
  * @typedef {{url: string, title: string, at: number, reason: string}} Dropped

@@ -15,10 +15,13 @@
  * it refuses, touch a live node (the copy is detached), or expose itself to the page (it
  * lives in the extension's isolated world).
  *
+ * With the passages go the page's own signals (signals.js: declared app, controls such as
+ * "Abmelden", a composer), masked like the passages, for the host's content check.
+ *
  * Classic script and ES module at once, like chunker.js: Readability-readerable.js,
- * Readability.js, chunker.js, visible.js (and redact.js) are injected before it and
- * define `isProbablyReaderable`, `Readability`, `RewindChunker`, `RewindVisible` (and
- * `RewindRedact`) in the same world.
+ * Readability.js, chunker.js, visible.js, signals.js (and redact.js) are injected before it
+ * and define `isProbablyReaderable`, `Readability`, `RewindChunker`, `RewindVisible`,
+ * `RewindSignals` (and `RewindRedact`) in the same world.
  */
 {
   const MIN_ARTICLE_CHARS = 250; // Readability can return a 7-character "article"
@@ -198,12 +201,30 @@
       const maxTitle = Number((opts.limits && opts.limits.maxTitleChars) || g.RewindChunker.LIMITS.maxTitleChars);
       shownTitle = (typeof t === "string" ? t : String(t.text)).slice(0, maxTitle);
     }
+    const signals = pageSignals(doc, opts.redact !== false ? g.RewindRedact : null);
     return {
-      ...out, title: shownTitle, url, passages, refused: null, redacted,
+      ...out, title: shownTitle, url, passages, refused: null, redacted, signals,
       stats: { ...out.stats, visible: seen.stats, copy_ms: copiedMs },
       took_ms: Date.now() - started,
     };
   }
 
-  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, runOn, pageTitle, redactAll });
+  /**
+   * The page's signals (signals.js), their labels masked like passages when `redactor` is given.
+   * @param {Document} doc @param {any} [redactor] `RewindRedact`
+   */
+  function pageSignals(doc, redactor) {
+    const g = /** @type {any} */ (globalThis);
+    if (!g.RewindSignals) return null;
+    const s = g.RewindSignals.collect(doc);
+    if (!redactor) return s;
+    /** @param {string} t */
+    const mask = (t) => {
+      const r = redactor.redact(t);
+      return typeof r === "string" ? r : String(r.text);
+    };
+    return { ...s, controls: s.controls.map(mask), app: s.app.map(mask) };
+  }
+
+  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, runOn, pageTitle, redactAll, pageSignals });
 }

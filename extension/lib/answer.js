@@ -4,7 +4,7 @@
  * Job: split an answer into text and citation badges, each badge with the passage that
  * backs its sentence (`citations[i].quote`, else the cited source's first passage) and a
  * link that opens the page at that passage; tell a "couldn't find" reply and its closest
- * pages (as search-result-shaped hits, never prose).
+ * pages (as search-result-shaped hits, never prose), and a "closest passage" reply's quote.
  * Never: touch the DOM or `chrome.*` (node tests import this); produce HTML (page text and
  * quotes stay plain strings for textContent).
  */
@@ -153,8 +153,31 @@ export function answerParts(answer, citations, sources) {
  */
 export function isCouldNotFind(reply) {
   if (!reply || typeof reply !== "object") return false;
+  if (typeof reply.outcome === "string") return reply.outcome === "not_found";
   if (reply.supported === false) return true;
   return reply.supported === undefined && str(reply.answer).trim().startsWith(COULD_NOT_FIND);
+}
+
+/**
+ * The closest passage of a reply whose outcome is "closest" (no answer is backed, but a
+ * page near the question was found): what the side panel shows of it, or null.
+ * @param {any} reply
+ * @returns {{n: number, url: string, title: string, quote: string, passage: string, href: string}|null}
+ */
+export function closestPassage(reply) {
+  if (!reply || typeof reply !== "object" || reply.outcome !== "closest") return null;
+  const c = reply.closest;
+  if (!c || typeof c !== "object" || !str(c.quote).trim()) return null;
+  const url = str(c.url);
+  const passage = str(c.passage) || str(c.quote);
+  return {
+    n: Number.isInteger(c.n) ? c.n : 1,
+    url,
+    title: str(c.title).trim() || url,
+    quote: str(c.quote),
+    passage,
+    href: textFragmentUrl(url, passage),
+  };
 }
 
 /**

@@ -15,6 +15,7 @@
  *   id: string, label: string, why: string, default: boolean,
  *   domains?: string[], hosts?: string[], prefixes?: string[], paths?: string[],
  *   searches?: {host: string, path: string, params: string[]}[],
+ *   signals?: {apps?: string[], terms?: Record<string, string[]>},
  * }} RawCategory
  * @typedef {{version: number, categories: RawCategory[]}} RawPolicy
  * @typedef {{
@@ -79,7 +80,11 @@ export function compilePolicy(raw) {
     if (ids.has(c.id)) throw new PolicyError(`${where}: the id is used twice.`);
     ids.add(c.id);
     for (const key of Object.keys(c)) {
-      if (!["id", "label", "why", "default", ...RULE_KEYS].includes(key)) throw new PolicyError(`${where}: unknown key ${key}.`);
+      if (!["id", "label", "why", "default", "signals", ...RULE_KEYS].includes(key)) throw new PolicyError(`${where}: unknown key ${key}.`);
+    }
+    // `signals` (apps, topic words) are read by the host's content check only.
+    if (c.signals !== undefined && (!c.signals || typeof c.signals !== "object" || Array.isArray(c.signals))) {
+      throw new PolicyError(`${where}.signals: expected {apps, terms}.`);
     }
     if (typeof c.label !== "string" || typeof c.why !== "string" || typeof c.default !== "boolean") {
       throw new PolicyError(`${where}: label and why must be strings, default true or false.`);

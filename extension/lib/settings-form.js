@@ -2,26 +2,35 @@
  * The host's user settings as form fields, drawn from the schema get_settings returns.
  *
  * Job: turn `{settings, defaults, schema}` (schema: name -> {type: "int"|"float"|"bool"|
- * "choice", min, max, choices, doc, group}) into groups of field descriptions the options
- * page renders, and read an edited value back into the type the host expects. The
- * settings are defined once, in the host's Settings: nothing about them is written here.
+ * "choice", min, max, choices, doc, label, group, advanced}) into groups of field
+ * descriptions the options page renders — the everyday ones, or those a person finds
+ * under "Advanced" — and read an edited value back into the type the host expects. The
+ * settings are defined once, in the host's Settings (with their plain-language labels):
+ * nothing about them is written here.
  * Never: touch the DOM or `chrome.*` (node tests import it), or offer a setting the host
  * did not describe.
  */
 
 /**
  * @typedef {{type: "int"|"float"|"bool"|"choice", min?: number, max?: number,
- *            choices?: string[], doc?: string, group?: string}} FieldSchema
+ *            choices?: string[], doc?: string, label?: string, group?: string,
+ *            advanced?: boolean}} FieldSchema
  * @typedef {{name: string, type: FieldSchema["type"], label: string, min?: number, max?: number,
- *            step?: number|"any", choices?: string[], value: unknown, dflt: unknown}} Field
+ *            step?: number|"any", choices?: string[], value: unknown, dflt: unknown,
+ *            advanced: boolean}} Field
  * @typedef {{group: string, title: string, fields: Field[]}} Group
  */
 
-const GROUP_ORDER = ["search", "answers", "capture"];
+const GROUP_ORDER = ["search", "answers", "capture", "retention"];
+/** What each group is called on the page; a group not named here gets its own name. */
+const GROUP_TITLES = /** @type {Record<string, string>} */ ({
+  search: "Search results", answers: "Answers", capture: "Recording", retention: "Keeping your history",
+});
 const TYPES = new Set(["int", "float", "bool", "choice"]);
 
 /** @param {string} g */
 function groupTitle(g) {
+  if (GROUP_TITLES[g]) return GROUP_TITLES[g];
   return g ? g.charAt(0).toUpperCase() + g.slice(1).replace(/_/g, " ") : "Other";
 }
 
@@ -34,12 +43,15 @@ function stepOf(f) {
 }
 
 /**
- * Groups of fields for the host settings in `reply` (get_settings' answer).
+ * Groups of fields for the host settings in `reply` (get_settings' answer): with
+ * `advanced` given, only the advanced ones (true) or only the everyday ones (false);
+ * never those named in `skip` (a section that shows them itself).
  * @param {{settings?: Record<string, unknown>, defaults?: Record<string, unknown>,
  *          schema?: Record<string, FieldSchema>}} reply
+ * @param {{advanced?: boolean, skip?: string[]}} [which]
  * @returns {Group[]}
  */
-export function hostSettingGroups(reply) {
+export function hostSettingGroups(reply, which = {}) {
   const values = reply.settings ?? {};
   const defaults = reply.defaults ?? {};
   const schema = reply.schema && typeof reply.schema === "object" ? reply.schema : {};
@@ -50,14 +62,18 @@ export function hostSettingGroups(reply) {
     const f = schema[name];
     if (!f || !TYPES.has(f.type)) continue; // a kind this page cannot edit
     if (f.type === "choice" && !Array.isArray(f.choices)) continue;
+    const advanced = f.advanced === true;
+    if (which.advanced !== undefined && which.advanced !== advanced) continue;
+    if (which.skip?.includes(name)) continue;
     const group = String(f.group ?? "");
     /** @type {Field} */
     const field = {
       name,
       type: f.type,
-      label: String(f.doc || name),
+      label: String(f.label || f.doc || name),
       value: values[name],
       dflt: defaults[name],
+      advanced,
     };
     if (f.min !== undefined) field.min = f.min;
     if (f.max !== undefined) field.max = f.max;

@@ -27,7 +27,6 @@ export const FIX_FROM_SOURCE = "python3 build.py install";
  *   alwaysRecord: string[],
  *   disabledCategories: string[],
  *   redact: boolean,
- *   resultCount: number,
  *   autoAnswer: boolean,
  *   showScores: boolean,
  *   searchMode: "hybrid" | "semantic" | "keyword",
@@ -44,7 +43,7 @@ export const DEFAULTS = Object.freeze({
   alwaysRecord: /** @type {string[]} */ ([]), // sites recorded despite built-in patterns (never incognito)
   disabledCategories: /** @type {string[]} */ ([]), // built-in categories the person switched off
   redact: true, // mask e-mail addresses, card numbers... in passages before they leave the page
-  resultCount: 10,
+  // (how many results a search shows is the host's `default_limit`: one setting, there)
   autoAnswer: false, // ask the question typed in the search box automatically
   showScores: false,
   searchMode: /** @type {"hybrid"} */ ("hybrid"),
@@ -53,7 +52,6 @@ export const DEFAULTS = Object.freeze({
 
 export const LIMITS = Object.freeze({
   dwellSeconds: [1, 600],
-  resultCount: [1, 50],
   listItems: 500, // blocklist / pausedSites entries
   itemChars: 300,
 });
@@ -97,9 +95,6 @@ export function normalizeSettings(stored) {
     alwaysRecord: stringList(s.alwaysRecord).map((d) => d.toLowerCase()),
     disabledCategories: stringList(s.disabledCategories),
     redact: s.redact !== false, // on unless switched off
-    resultCount: Math.round(
-      clampNumber(s.resultCount, ...LIMITS.resultCount, DEFAULTS.resultCount),
-    ),
     autoAnswer: s.autoAnswer === true,
     showScores: s.showScores === true,
     searchMode: MODES.has(/** @type {string} */ (s.searchMode))

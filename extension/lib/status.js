@@ -56,10 +56,14 @@ export function pageStatusLine(st, nowMs = Date.now()) {
   if (st.paused || rule?.category === "paused-all") return line("Rewind is paused.", "off");
   if (st.site_paused || rule?.category === "paused") return line("Paused on this site.", "off");
   if (rule?.category === "incognito") return line("Not recorded: incognito windows are never recorded.", "off");
+  if (!rule && st.verdict?.by === "held") {
+    return line(`Held for your decision: it ${sentence(st.verdict.why)} — keep it or not in the list below.`, "wait");
+  }
   const reason = rule ?? st.verdict ?? null;
   if (reason) {
     actions.alwaysRecord = !st.always && !NOT_OVERRIDABLE.has(reason.category);
     const by = st.verdict && !rule && st.verdict.by === "host" ? " (Rewind's helper checked its text)" : "";
+    if (!rule && st.verdict?.by === "declined") return line(`Not recorded: ${sentence(reason.why)}.`, "off");
     return line(`Not recorded: ${sentence(reason.why)}${by}.`, "off");
   }
   if (st.queued?.state === "failed") {

@@ -11,7 +11,7 @@
  * thread object it is given.
  */
 
-import { COULD_NOT_FIND, isCouldNotFind } from "./answer.js";
+import { COULD_NOT_FIND, closestPassage, isCouldNotFind } from "./answer.js";
 
 /**
  * @typedef {"asking"|"answering"|"done"|"stopped"|"failed"} TurnState
@@ -23,6 +23,7 @@ import { COULD_NOT_FIND, isCouldNotFind } from "./answer.js";
  *   sources: any[],
  *   citations: any[],
  *   notFound: boolean,
+ *   closest: ReturnType<typeof closestPassage>,
  *   errorCode: string,
  *   threadId: string|null,
  * }} Turn
@@ -64,6 +65,7 @@ export function ask(thread, question, opts = {}) {
     sources: [],
     citations: [],
     notFound: false,
+    closest: null,
     errorCode: "",
     threadId: null,
   });
@@ -102,6 +104,8 @@ export function apply(thread, m) {
     if (Array.isArray(r.sources)) t.sources = r.sources;
     t.citations = Array.isArray(r.citations) ? r.citations : [];
     t.notFound = isCouldNotFind(r);
+    // No answer is backed, but a page is near: its passage, quoted (not an answer).
+    t.closest = t.notFound ? null : closestPassage(r);
     // The checked answer replaces what streamed; "couldn't find" is its one line only
     // (the closest pages are shown as pages, not as the prose an older host appends).
     if (t.notFound) t.answer = COULD_NOT_FIND;

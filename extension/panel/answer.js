@@ -1,7 +1,7 @@
 /**
  * One answer on screen: its text with [n] citation badges, each badge's passage in a
  * tooltip on hover or focus, and the sources (or, for "couldn't find", the closest pages
- * as result cards).
+ * as result cards; for a "closest passage" reply, that passage quoted, with its page).
  *
  * Job: build the elements of a turn's answer from lib/answer.js's parts. A badge is a
  * link that opens the page at the passage backing its sentence (a text fragment); its
@@ -137,6 +137,32 @@ export function sourceList(sources) {
         ),
       );
     }),
+  );
+}
+
+/**
+ * No answer is backed, but a page is near: "The closest thing you read — <title>:", the
+ * passage quoted, and a badge that opens the page at it. All text nodes.
+ * @param {NonNullable<import("../lib/thread.js").Turn["closest"]>} c
+ */
+export function closestBody(c) {
+  const open = (/** @type {Event} */ ev) => {
+    ev.preventDefault();
+    openUrl(c.href);
+  };
+  return h(
+    "div",
+    { class: "answer closest-passage" },
+    h("p", { class: "closest-lead" },
+      "The closest thing you read — ",
+      h("a", { href: c.href, text: c.title, on: { click: open } }),
+      ":"),
+    h("blockquote", { class: "quote", text: `“${c.quote}”` }),
+    h("p", { class: "muted small" },
+      "Not an answer: nothing you read backs one. ",
+      h("a", { class: "cite", href: c.href, text: String(c.n), "aria-label": `Source ${c.n}: ${c.title}`,
+        on: { click: open } }),
+      ` ${displayUrl(c.url)}`),
   );
 }
 

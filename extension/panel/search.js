@@ -25,7 +25,7 @@ export const HINT = "Type words you remember from a page, or ask a question and 
  *   folded: HTMLElement, range: HTMLSelectElement, domain: HTMLInputElement,
  * }} SearchElements
  * @typedef {{
- *   settings: () => {resultCount: number, showScores: boolean},
+ *   settings: () => {showScores: boolean},
  *   mode: () => string,
  *   onQuery: (query: string) => void,
  *   onSearched: (query: string, found: number) => void,
@@ -137,7 +137,7 @@ export function createSearch(els, hooks) {
     }
     const mode = hooks.mode();
     /** @type {Record<string, unknown>} */
-    const fields = { query, mode, limit: hooks.settings().resultCount };
+    const fields = { query, mode }; // how many: the helper's "Results to show" (default_limit)
     const since = sinceFor(els.range.value);
     if (since !== null) fields.since = since;
     const domain = domainFilter(els.domain.value);

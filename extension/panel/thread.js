@@ -12,7 +12,7 @@
 import { connectPort } from "../lib/client.js";
 import { h } from "../lib/dom.js";
 import { apply, ask, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
-import { answerBody, closestList, sourceList } from "./answer.js";
+import { answerBody, closestBody, closestList, sourceList } from "./answer.js";
 
 /**
  * @typedef {{
@@ -34,7 +34,9 @@ export function createThread(els, hooks) {
   /** @param {import("../lib/thread.js").Turn} turn @param {number} i */
   function turnItem(turn, i) {
     const id = `turn-${generation}-${i}`;
-    const body = answerBody(turn.answer, turn.citations, turn.sources, id);
+    const body = turn.closest
+      ? { answer: closestBody(turn.closest), tips: null }
+      : answerBody(turn.answer, turn.citations, turn.sources, id);
     if (turn.notFound) body.answer.classList.add("not-found");
     const done = turn.state !== "asking" && turn.state !== "answering";
     return h(
@@ -45,7 +47,7 @@ export function createThread(els, hooks) {
       body.answer,
       body.tips,
       turn.notFound ? closestList(turn.sources) : null,
-      !turn.notFound && turn.sources.length && (done || turn.answer) ? sourceList(turn.sources) : null,
+      !turn.notFound && !turn.closest && turn.sources.length && (done || turn.answer) ? sourceList(turn.sources) : null,
     );
   }
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  COULD_NOT_FIND, TIP_CHARS, answerParts, clip, closestPages, isCouldNotFind, sourceFor, sourcePassage,
+  COULD_NOT_FIND, TIP_CHARS, answerParts, clip, closestPages, closestPassage, isCouldNotFind, sourceFor, sourcePassage,
 } from "../lib/answer.js";
 
 const VENV = "https://docs.example/tutorial/venv.html";
@@ -114,6 +114,22 @@ test("couldn't find: from supported:false, or from the words when a host leaves 
   assert.ok(!isCouldNotFind({ supported: true, answer: "It does [Source 1]." }));
   assert.ok(!isCouldNotFind({ answer: "It does [Source 1]." }));
   assert.ok(!isCouldNotFind(null));
+  // `outcome` says it when the host gives it: a closest passage is not "couldn't find"
+  assert.ok(!isCouldNotFind({ supported: false, outcome: "closest", answer: "The closest thing…" }));
+  assert.ok(isCouldNotFind({ supported: false, outcome: "not_found", answer: COULD_NOT_FIND }));
+});
+
+test("a closest passage: its quote, page and a link to the passage; nothing without one", () => {
+  const reply = { outcome: "closest", closest: { n: 2, url: SORT, title: "", quote: "… key functions …",
+    passage: SORT_PASSAGE } };
+  const c = closestPassage(reply);
+  assert.equal(c?.n, 2);
+  assert.equal(c?.title, SORT); // no title: the address stands in
+  assert.equal(c?.quote, "… key functions …");
+  assert.ok(c?.href.startsWith(`${SORT}#:~:text=`));
+  assert.equal(closestPassage({ ...reply, outcome: "answer" }), null);
+  assert.equal(closestPassage({ outcome: "closest", closest: { quote: " " } }), null);
+  assert.equal(closestPassage({ outcome: "closest", closest: "<b>x</b>" }), null);
 });
 
 test("couldn't find: the closest pages are history sources as cards, once each, with their passage", () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { readFileSync } from "node:fs";
 import { RewindChunker, fixture, parse, words } from "./helpers.mjs";
 
 const { chunk, LIMITS } = RewindChunker;
@@ -174,4 +175,9 @@ test("injecting the script twice is harmless (a block, not top-level declaration
   assert.notEqual(globalThis.RewindChunker, undefined);
   assert.equal(typeof globalThis.RewindChunker.chunk, "function");
   assert.ok(first);
+});
+
+test("words as the host counts them: Chinese and Japanese by characters (shared cases)", () => {
+  const cases = JSON.parse(readFileSync(new URL("../../tests/data/word_count_cases.json", import.meta.url), "utf8"));
+  for (const c of cases) assert.equal(RewindChunker.countWords(c.text), c.words, c.text);
 });

@@ -117,3 +117,17 @@ test("a page the host says was forgotten is forgotten here too, not remembered a
   const other = deps({ replies: { index_page: { result: { ...reply.result, category: "finance" } } } });
   assert.equal((await deliver(item(), other)).outcome, "skipped");
 });
+
+test("the page's signals go with it; a page the host holds is held, not skipped", async () => {
+  const signals = { lang: "de", app: [], manifest: false, controls: ["Abmelden"], editors: 0 };
+  const d = deps({
+    signals: async () => signals,
+    replies: { index_page: { result: { status: "held", category: "private", why: "looks like a private page", held_id: "3f2a" } } },
+  });
+  const r = await deliver(item(), d);
+  assert.deepEqual(r, { outcome: "held", refusal: { category: "private", why: "looks like a private page" }, heldId: "3f2a" });
+  assert.deepEqual(d.sent.find(([t]) => t === "index_page")?.[1].page.signals, signals);
+  const none = deps();
+  await deliver(item(), none);
+  assert.equal("signals" in none.sent.find(([t]) => t === "index_page")?.[1].page, false, "no signals: no field");
+});

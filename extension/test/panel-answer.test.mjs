@@ -5,7 +5,8 @@ import { parse } from "./helpers.mjs";
 // panel/answer.js builds elements with lib/dom.js: give it a document (linkedom) and a page URL.
 const doc = parse("<!doctype html><html><body></body></html>");
 Object.assign(globalThis, { document: doc, location: { href: "chrome-extension://ext-id/sidepanel.html" } });
-const { answerBody, closestList } = await import("../panel/answer.js");
+const { answerBody, closestBody, closestList } = await import("../panel/answer.js");
+const { closestPassage } = await import("../lib/answer.js");
 
 const EVIL = '<img src=x onerror="alert(1)">Quokkaflux counts <b>marsupials</b> by moonlight.';
 const SOURCES = [{ n: 1, kind: "history", url: "https://evil.example/q", title: "<script>x</script>Quokka",
@@ -37,4 +38,19 @@ test("couldn't find: the closest pages are result cards, with hostile titles as 
   assert.equal(cards[0].querySelector(".title").textContent, "<script>x</script>Quokka");
   assert.equal(section.querySelectorAll("script, img, b").length, 0);
   assert.equal(closestList([{ n: 1, kind: "tab", url: "https://tab.example/" }]), null);
+});
+
+test("a closest passage: the lead, the quote and the link, hostile page text as text", () => {
+  const c = closestPassage({ outcome: "closest", closest: { n: 1, url: "https://evil.example/q",
+    title: "<script>x</script>Quokka", quote: EVIL, passage: EVIL } });
+  assert.ok(c);
+  const el = closestBody(/** @type {any} */ (c));
+  assert.equal(el.querySelectorAll("script, img, b").length, 0, "page text made no elements");
+  assert.equal(el.querySelector(".quote").textContent, `“${EVIL}”`);
+  assert.ok(el.textContent.startsWith("The closest thing you read — <script>x</script>Quokka:"));
+  assert.match(el.textContent, /Not an answer: nothing you read backs one\./);
+  const links = el.querySelectorAll("a");
+  assert.equal(links.length, 2);
+  for (const a of links) assert.ok(a.getAttribute("href").startsWith("https://evil.example/q#:~:text="));
+  assert.equal(el.querySelector("a.cite").getAttribute("aria-label"), "Source 1: <script>x</script>Quokka");
 });

@@ -22,16 +22,16 @@ REPLY.settings.cache_size = 4;
 
 test("fields are drawn from the schema: its groups (search, answers first), types, bounds and docs", () => {
   const groups = hostSettingGroups(REPLY);
-  assert.deepEqual(groups.map((g) => [g.group, g.title]), [["search", "Search"], ["answers", "Answers"], ["zz_engine", "Zz engine"]]);
+  assert.deepEqual(groups.map((g) => [g.group, g.title]), [["search", "Search results"], ["answers", "Answers"], ["zz_engine", "Zz engine"]]);
   const search = groups[0].fields;
   assert.deepEqual(search.map((f) => f.name), ["fusion", "rrf_alpha", "default_limit"], "schema order kept");
   assert.deepEqual(search[0], {
     name: "fusion", type: "choice", label: "How meaning and words are combined",
-    value: "rrf", dflt: "adaptive", choices: ["adaptive", "rrf"],
+    value: "rrf", dflt: "adaptive", choices: ["adaptive", "rrf"], advanced: false,
   });
   assert.deepEqual(search[1], {
     name: "rrf_alpha", type: "float", label: "Weight of meaning over exact words",
-    value: 0.5, dflt: 0.7, min: 0, max: 1, step: 0.01,
+    value: 0.5, dflt: 0.7, min: 0, max: 1, step: 0.01, advanced: false,
   });
   assert.equal(search[2].step, 1);
   const answers = groups[1].fields;
@@ -56,4 +56,26 @@ test("readField checks what was typed against the field", () => {
   assert.ok("error" in readField(fusion, "magic"));
   const facets = hostSettingGroups(REPLY)[1].fields[1];
   assert.deepEqual(readField(facets, true), { value: true });
+});
+
+test("plain labels win over docs; advanced settings apart from everyday ones; a section's own skipped", () => {
+  const reply = {
+    settings: { rrf_k: 60, default_limit: 10, content_check: true, llm_model: "" },
+    defaults: { rrf_k: 60, default_limit: 10, content_check: true, llm_model: "" },
+    schema: {
+      rrf_k: { type: "int", min: 1, max: 1000, doc: "the k of reciprocal rank fusion", group: "search",
+        label: "How much lower-ranked pages still count", advanced: true },
+      default_limit: { type: "int", min: 1, max: 100, doc: "results", label: "Results to show", group: "search" },
+      content_check: { type: "bool", doc: "refuse account pages", group: "capture" },
+      llm_model: { type: "str", doc: "the answering model", group: "answers", pattern: "[a-z]*" },
+    },
+  };
+  const names = (/** @type {any} */ which) => hostSettingGroups(reply, which).flatMap((g) => g.fields.map((f) => f.name));
+  assert.deepEqual(names({ advanced: true }), ["rrf_k"]);
+  assert.deepEqual(names({ advanced: false }), ["default_limit", "content_check"], "text settings are not drawn");
+  assert.deepEqual(names({ advanced: false, skip: ["default_limit"] }), ["content_check"]);
+  const [rrf] = hostSettingGroups(reply, { advanced: true })[0].fields;
+  assert.equal(rrf.label, "How much lower-ranked pages still count");
+  assert.ok(!rrf.label.includes("reciprocal rank fusion"), "the developer's words stay out of the page");
+  assert.equal(hostSettingGroups(reply, { advanced: false })[1].title, "Recording");
 });

@@ -7,7 +7,7 @@ test("missing or bad settings get their defaults; numbers are clamped", () => {
   assert.deepEqual(normalizeSettings(undefined), { ...DEFAULTS });
   const s = normalizeSettings({ dwellSeconds: "0", resultCount: 500, searchMode: "magic", blocklist: ["a", " a ", 3, ""], paused: "yes" });
   assert.equal(s.dwellSeconds, 1);
-  assert.equal(s.resultCount, 50);
+  assert.ok(!("resultCount" in s), "how many results to show is the helper's setting (default_limit)");
   assert.equal(s.searchMode, "hybrid");
   assert.deepEqual(s.blocklist, ["a"]);
   assert.equal(s.paused, false, "only a real true pauses");

@@ -58,3 +58,11 @@ test("non-web pages and no tab", () => {
   assert.equal(pageStatusLine({ tab: null }).text, "No page in front.");
   assert.equal(line({ tab: { ...tab, site: "" } }).text, "Rewind records web pages only.");
 });
+
+test("held for the person's decision, or not kept by them", () => {
+  const held = line({ verdict: { category: "private", why: "looks like a private page", by: "held" } });
+  assert.equal(held.text, "Held for your decision: it looks like a private page — keep it or not in the list below.");
+  assert.equal(held.tone, "wait");
+  const declined = line({ verdict: { category: "private", why: "you chose not to keep it", by: "declined" } });
+  assert.equal(declined.text, "Not recorded: you chose not to keep it.");
+});

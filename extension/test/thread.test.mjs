@@ -112,3 +112,28 @@ test("the current tab's context, notices, and junk messages", () => {
   assert.deepEqual(lastTurn(t)?.sources, [], "no sources in the reply: none shown");
   assert.throws(() => ask(t, "   "));
 });
+
+test("a closest-passage reply is shown as its passage, not as an answer or a refusal", () => {
+  const t = newThread();
+  ask(t, "How do I sort a list of objects by an attribute?");
+  const reply = {
+    answer: "The closest thing you read — Sorting HOW TO: “Key functions …” [Source 1]",
+    supported: false, outcome: "closest", sources: SOURCES, thread_id: "th-3",
+    closest: { n: 1, kind: "history", url: "https://docs.example/sorting", title: "Sorting HOW TO",
+      quote: "Key functions …", passage: "Key functions need not depend on the objects." },
+    notice: "Nothing in your history backs an answer to this: here is the passage closest to it.",
+  };
+  answer(t, reply, []);
+  const turn = lastTurn(t);
+  assert.equal(turn?.notFound, false);
+  assert.equal(turn?.closest?.quote, "Key functions …");
+  assert.equal(turn?.closest?.title, "Sorting HOW TO");
+  assert.match(String(turn?.closest?.href), /^https:\/\/docs\.example\/sorting#:~:text=/);
+  assert.equal(turn?.answer, reply.answer);
+  assert.match(turn?.status ?? "", /passage closest to it/);
+  // "not_found" stays the one line, whatever else the reply says
+  ask(t, "And the capital of Peru?");
+  answer(t, { ...reply, outcome: "not_found", answer: COULD_NOT_FIND, closest: null }, []);
+  assert.equal(lastTurn(t)?.notFound, true);
+  assert.equal(lastTurn(t)?.closest, null);
+});

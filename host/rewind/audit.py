@@ -2,12 +2,14 @@
 
 One JSON object a line in `audit.log` in the profile's data directory: `at` (seconds since
 1970), `event` (indexed, updated, skipped, forgotten, expired, exported, imported, reset,
-encrypted, mcp), and only what names the event: the URL of a page indexed, the site (not the
-URL) and the category of a page the capture gate refused, the kind and the count of what
-was forgotten, a file's name and counts for an export or import, an AI tool's call (`mcp`:
-the client, the tool, what it asked, the URLs it was given; mcp/activity.py). Page text and
-titles never go in. Lines are appended with one write each (O_APPEND: two processes never
-interleave); at `audit_log_bytes` the file is rotated (`audit.log.1`, `.2`, the oldest dropped).
+encrypted, rebuilt, mcp, held, held_kept, held_dropped), and only what names the event: the
+URL of a page indexed, the site (not the URL) and the category of a page the capture gate
+refused or held and what the person decided (held_dropped's `by`: person or expiry), the kind
+and the count of what was forgotten, a file's name and counts for an export or import, an AI
+tool's call (`mcp`: the client, the tool, what it asked, the URLs it was given;
+mcp/activity.py). Page text and titles never go in. Lines are appended with one write each
+(O_APPEND: two processes never interleave); at `audit_log_bytes` the file is rotated
+(`audit.log.1`, `.2`, the oldest dropped).
 Forgetting removes the forgotten pages' lines from every file, so the log does not keep
 what the person asked to forget.
 This module must never read page text or raise into a write: a log that cannot be
@@ -29,7 +31,7 @@ log = logging.getLogger("rewind.audit")
 FILE = "audit.log"
 BACKUPS = 2
 EVENTS = ("indexed", "updated", "skipped", "forgotten", "expired", "exported", "imported",
-          "reset", "encrypted", "rebuilt", "mcp")
+          "reset", "encrypted", "rebuilt", "mcp", "held", "held_kept", "held_dropped")
 
 
 @dataclass

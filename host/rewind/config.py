@@ -35,12 +35,16 @@ class Knob:
     choices: tuple[str, ...] | None = None
     user: bool = False  # a person may change it (set_settings, the options page)
     group: str = ""  # where the options page shows a user setting
+    label: str = ""  # a user setting's name on the options page, in plain words ("" = doc)
+    advanced: bool = False  # shown under the options page's collapsed "Advanced"
+    pattern: str | None = None  # a text setting's allowed values (a regular expression)
 
 
 def knob(default: Any, doc: str, *, lo: float | None = None, hi: float | None = None,
-         choices: tuple[str, ...] | None = None, user: bool = False, group: str = "") -> Any:
-    return field(default=default,
-                 metadata={"knob": Knob(doc, lo, hi, choices, user, group)})
+         choices: tuple[str, ...] | None = None, user: bool = False, group: str = "",
+         label: str = "", advanced: bool = False, pattern: str | None = None) -> Any:
+    return field(default=default, metadata={
+        "knob": Knob(doc, lo, hi, choices, user, group, label, advanced, pattern)})
 
 
 @dataclass(frozen=True)
@@ -60,7 +64,18 @@ class Settings:
     #     data is the person's recording choice: the extension keeps it, set_rules tells us.)
     content_check: bool = knob(
         True, "refuse pages whose own text looks like an account page (an inbox, a statement)",
-        user=True, group="capture")
+        user=True, group="capture",
+        label="Skip pages whose text looks like an account page (an inbox, a statement)")
+    hold_unsure: bool = knob(
+        True, "ask before recording a page the content check is unsure about: it waits, "
+        "encrypted, for your keep / don't keep (off: such pages are not recorded)",
+        user=True, group="capture",
+        label="Ask me before recording a page that may be private (it waits, encrypted)")
+    held_hours: float = knob(
+        24.0, "hours a page held for your decision waits before it is wiped", lo=1.0, hi=24.0,
+        user=True, group="capture", label="Hours a page waits for your decision before it is wiped")
+    max_held_pages: int = knob(50, "pages held at once at most; past it unsure pages are not "
+                               "recorded")
 
     # --- embedding ---
     default_embedding_model: str = knob("all-minilm-l6-v2-int8", "a new store's model")
@@ -85,16 +100,21 @@ class Settings:
 
     # --- search ---
     default_limit: int = knob(10, "results a search shows when it does not say",
-                              lo=1, hi=100, user=True, group="search")
+                              lo=1, hi=100, user=True, group="search",
+                              label="Results to show")
     max_limit: int = knob(100, "results a search may ask for")
     candidates_per_retriever: int = knob(100, "passages each retriever hands to fusion")
     # "adaptive" measured best (docs/benchmarks.md); "rrf" is the baseline it replaced.
     fusion: str = knob("adaptive", "how keyword and semantic rankings are fused",
-                       choices=("adaptive", "rrf"), user=True, group="search")
+                       choices=("adaptive", "rrf"), user=True, group="search", advanced=True,
+                       label="How matches on your words and on meaning are combined")
     rrf_k: int = knob(60, "the k of reciprocal rank fusion (fusion: rrf)",
-                      lo=1, hi=1000, user=True, group="search")
+                      lo=1, hi=1000, user=True, group="search", advanced=True,
+                      label="With \"rrf\": how much lower-ranked pages still count "
+                      "(higher: more)")
     rrf_alpha: float = knob(0.7, "weight of the semantic ranking in weighted RRF (fusion: rrf)",
-                            lo=0.0, hi=1.0, user=True, group="search")
+                            lo=0.0, hi=1.0, user=True, group="search", advanced=True,
+                            label="With \"rrf\": meaning over exact words (1: meaning only)")
     fusion_keyword_weight: float = knob(3.0, "adaptive fusion: BM25's vote per unit of margin")
     fusion_keyword_rescue: float = knob(
         0.5, "BM25 margin above which its top page leads (> 1: off)")
@@ -105,21 +125,27 @@ class Settings:
     # preference for pages that say more (docs/benchmarks.md).
     multi_passage_bonus: float = knob(
         0.02, "a page's score grows by this * log(its matching passages)",
-        lo=0.0, hi=1.0, user=True, group="search")
+        lo=0.0, hi=1.0, user=True, group="search", advanced=True,
+        label="Lift for pages where several passages match")
     # 0.5 cost FAQ MRR .011 against 0.8, which still pushes near-duplicate pages (cosine
     # > 0.9) below distinct ones (docs/benchmarks.md).
     mmr_lambda: float = knob(0.8, "diversity of results: 1 = relevance only",
-                             lo=0.0, hi=1.0, user=True, group="search")
+                             lo=0.0, hi=1.0, user=True, group="search", advanced=True,
+                             label="Relevance over variety (1: most relevant only; lower: "
+                             "fewer near-duplicates)")
     max_pages_per_domain: int = knob(3, "further pages of a site move down the results",
-                                     lo=1, hi=100, user=True, group="search")
+                                     lo=1, hi=100, user=True, group="search", advanced=True,
+                                     label="Pages of one site before its others move down")
     # Seed 001 weighed recency 0.2 against similarity; here it only breaks near-ties: with
     # visit times that say nothing of relevance, 0.02 cost no MRR where 0.2 did
     # (bench/quality.py, docs/benchmarks.md).
     recency_weight: float = knob(0.02, "a page read lately moves up: score * (1 + w * recency)",
-                                 lo=0.0, hi=1.0, user=True, group="search")
+                                 lo=0.0, hi=1.0, user=True, group="search", advanced=True,
+                                 label="Lift for pages read lately")
     recency_half_life_days: float = knob(
         30.0, "recency halves every this many days since the last visit",
-        lo=1.0, hi=3650.0, user=True, group="search")
+        lo=1.0, hi=3650.0, user=True, group="search", advanced=True,
+        label="Days after which a visit counts half as recent")
     confidence_keyword_share: float = knob(
         0.5, "a result matching over this share of the best BM25 score is at least medium")
     title_boost: float = knob(3.0, "BM25 weight of a title match")
@@ -128,7 +154,9 @@ class Settings:
     snippet_chars: int = knob(240, "characters of a result's snippet")
 
     # --- answers and context (answers/; docs/answers.md) ---
-    llm_model: str = knob("", "the answering model; '' = the largest installed")
+    llm_model: str = knob("", "the answering model; '' = the largest installed",
+                          user=True, group="answers", pattern=r"[a-z0-9][a-z0-9._-]{0,99}|",
+                          label="Answering model (empty: the largest installed)")
     # Reading the prompt is compute-bound and scales with threads; writing the answer is
     # memory-bound: 1 thread writes as fast as 2 on an idle machine, and 2 spin-waiting
     # threads slow down ~8x when another process takes a core (docs/benchmarks.md).
@@ -138,7 +166,9 @@ class Settings:
     llm_repeat_penalty: float = knob(1.15, "a 135M model loops on one sentence without it")
     answer_max_tokens: int = knob(
         120, "answer tokens at most with a 4,096-token context, more with a larger one "
-        "(also capped by the model)", lo=16, hi=2048, user=True, group="answers")
+        "(also capped by the model)", lo=16, hi=2048, user=True, group="answers",
+        advanced=True, label="Longest answer, in tokens (about ¾ of a word each; doubled "
+        "for the larger downloadable models)")
     answer_top_k: int = knob(5, "passages given to the model (seed 001)")
     answer_passages_per_page: int = knob(2, "passages of one page at most (seed 001)")
     answer_pages_per_domain: int = knob(3, "pages of one site at most (seed 001)")
@@ -155,7 +185,8 @@ class Settings:
     answer_token_budget: int = knob(
         300, "source tokens given to a language model with a 4,096-token context, more with a "
         "larger one (more: better supported, slower)", lo=50, hi=32_768, user=True,
-        group="answers")
+        group="answers", advanced=True, label="How much of your pages an answer reads, in "
+        "tokens (more: better grounded, slower; doubled for the larger downloadable models)")
     # The two above were measured with the offline 135M model, loaded with 4,096 tokens of
     # context; a larger model a person pulled is loaded with more (models.json n_ctx) and
     # gets proportionally more sources and a longer answer (answer_budget/answer_length).
@@ -186,9 +217,11 @@ class Settings:
     # split a question well and it costs one more model call before the answer.
     answer_facets: bool = knob(
         False, "split a question into facets first (needs a capable language model)",
-        user=True, group="answers")
+        user=True, group="answers", advanced=True,
+        label="Split a question into its parts first (slower; needs a larger answering model)")
     facet_count: int = knob(4, "facets at most, the question itself included",
-                            lo=1, hi=8, user=True, group="answers")
+                            lo=1, hi=8, user=True, group="answers", advanced=True,
+                            label="Parts of a question at most, the question itself included")
     facet_max_tokens: int = knob(100, "tokens the model may write for the sub-questions")
     facet_default_importance: float = knob(0.5, "a sub-question the model gave no number for")
     facet_max_chars: int = knob(200, "a longer sub-question is cut (it becomes a query)")
@@ -197,9 +230,11 @@ class Settings:
     recommend_memory_share: float = knob(
         0.25, "share of the machine's memory an answering model may take (the browser, the "
         "system and the embedding model need the rest)")
+    # A person waits about this long for an answer's first words (issue 18: 17 s was too
+    # long); `rewind models recommend --patience S` asks for another limit.
     recommend_max_wait_s: float = knob(
-        20.0, "a model whose first words would take longer than this (estimated) is not "
-        "recommended")
+        8.0, "a model whose first words would take longer than this (estimated) is not "
+        "recommended", lo=1.0, hi=600.0)
 
     # --- store ---
     busy_timeout_s: float = knob(10.0, "SQLite waits this long for a lock")
@@ -209,10 +244,13 @@ class Settings:
     #     rest (index/at_rest.py), the audit log (audit.py), backups (control/backup.py) ---
     retention_max_age_days: int = knob(
         0, "forget pages not visited for this many days (0: keep every page)",
-        lo=0, hi=36_500, user=True, group="retention")
+        lo=0, hi=36_500, user=True, group="retention",
+        label="Forget pages not visited for this many days (0: keep every page)")
     retention_max_mb: int = knob(
         0, "keep the stored history (text, vectors, visits) under this many MB, forgetting "
-        "the oldest pages first (0: no limit)", lo=0, hi=1_000_000, user=True, group="retention")
+        "the oldest pages first (0: no limit)", lo=0, hi=1_000_000, user=True, group="retention",
+        label="Keep your history under this many MB, forgetting the oldest pages first "
+        "(0: no limit)")
     retention_every_writes: int = knob(50, "writes between two retention checks")
     encrypt_at_rest: bool = knob(
         True, "seal titles, passages and vectors (AES-GCM) in a store that is not yet")
@@ -290,13 +328,16 @@ def user_schema() -> dict[str, dict[str, Any]]:
         if not k.user:
             continue
         entry: dict[str, Any] = {"type": value_type(f, k), "default": f.default,
-                                 "doc": k.doc, "group": k.group}
+                                 "doc": k.doc, "group": k.group, "label": k.label or k.doc,
+                                 "advanced": k.advanced}
         if k.lo is not None:
             entry["min"] = k.lo
         if k.hi is not None:
             entry["max"] = k.hi
         if k.choices is not None:
             entry["choices"] = list(k.choices)
+        if k.pattern is not None:
+            entry["pattern"] = k.pattern
         out[name] = entry
     return out
 
@@ -308,7 +349,13 @@ def check_user_value(name: str, value: Any) -> Any:
     entry = knobs().get(name)
     if entry is None or not entry[1].user:
         raise ValueError("not a setting a person may change")
-    f, k = entry
+    return check_value(name, value)
+
+
+def check_value(name: str, value: Any) -> Any:
+    """`value` for the Settings field `name`, checked against its knob (type, range,
+    choices, pattern), or ValueError saying what is wrong."""
+    f, k = knobs()[name]
     kind = value_type(f, k)
     if kind == "bool":
         if not isinstance(value, bool):
@@ -317,6 +364,12 @@ def check_user_value(name: str, value: Any) -> Any:
     if kind == "choice":
         if value not in (k.choices or ()):
             raise ValueError(f"must be one of {', '.join(k.choices or ())}")
+        return value
+    if kind == "str":
+        if not isinstance(value, str):
+            raise ValueError(f"expected text, got {type(value).__name__}")
+        if k.pattern is not None and not re.fullmatch(k.pattern, value):
+            raise ValueError(f"{value[:100]!r} is not a valid value")
         return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"expected a number, got {type(value).__name__}")
@@ -327,7 +380,7 @@ def check_user_value(name: str, value: Any) -> Any:
     else:
         value = float(value)
     if not (k.lo is None or k.lo <= value) or not (k.hi is None or value <= k.hi):
-        raise ValueError(f"{value} is outside {k.lo:g}..{k.hi:g}")
+        raise ValueError(f"{value:g} is outside {k.lo:g}..{k.hi:g}")
     return value
 
 

@@ -5,7 +5,8 @@ by a file lock held only for the length of one write (so the browser's host and
 a CLI command can take turns), embedding happens before the lock is taken, and
 every write catches the text index up before the lock is released. Reads use a
 connection per thread and never wait for a writer (SQLite WAL). Forgetting and retention
-(forgetting.py) and what stats and doctor read (inspection.py) are mixins of `Rewind`.
+(forgetting.py), what stats and doctor read (inspection.py) and the pages held for the
+person's decision (held_pages.py) are mixins of `Rewind`.
 This module must never parse requests or print: callers present results.
 """
 
@@ -29,6 +30,7 @@ from .config import Settings
 from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
+from .held_pages import HeldPages
 from .index import at_rest, embedding_job, integrity, models, vector_file
 from .index.embedder import Embedder
 from .index.multilingual import embedder_class
@@ -45,7 +47,7 @@ DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
 LOCK_NAME = "write.lock"
 
-class Rewind(Forgetting, Inspection):
+class Rewind(Forgetting, Inspection, HeldPages):
     def __init__(self, data_dir: Path, settings: Settings | None = None, *,
                  readonly: bool = False, embedder: Embedder | None | str = "auto",
                  model_dir: Path | None = None):
@@ -84,6 +86,8 @@ class Rewind(Forgetting, Inspection):
         self.behind: str | None = None  # why the text index could not catch up at open
         if not readonly:
             self._recover()
+            if self.expire_held() or self.holding().count():
+                self._arm_held_timer()
 
     @classmethod
     def open(cls, data_dir: Path, settings: Settings | None = None, *, writer: bool = True,
@@ -91,6 +95,7 @@ class Rewind(Forgetting, Inspection):
         return cls(data_dir, settings, readonly=not writer, **kwargs)
 
     def close(self) -> None:
+        self.stop_held_timer()
         self.text_index.close()  # its merges finish: the folder is settled
         for store in self._stores:
             store.close()
@@ -264,9 +269,7 @@ class Rewind(Forgetting, Inspection):
         with self._thread_lock:
             want_check = self.settings.content_check
             if self._gate is None or (self._gate.check is not None) != want_check:
-                emb = self.embedder()
-                self._gate = Gate.open(self.data_dir, emb.embed_documents if emb else None,
-                                       want_check)
+                self._gate = Gate.open(self.data_dir, want_check)
             return self._gate
 
     def set_rules(self, rules: dict, redact: bool | None = None) -> None:
@@ -277,10 +280,12 @@ class Rewind(Forgetting, Inspection):
             save_choices(self.data_dir, rules, redact)
             self._gate = None
 
-    def index_page(self, page: PageInput) -> IndexResult:
+    def index_page(self, page: PageInput, *, check_content: bool = True) -> IndexResult:
         """Add or update a page; the same content twice changes nothing. A page the gate
         refuses (the person's rules, the sensitive-page policy, its own text) leaves
-        nothing behind: the result says why."""
+        nothing behind: the result says why. A browser page the content check is unsure
+        about is held for the person's decision (held_pages.py), sealed, outside the store.
+        `check_content`: False for a page the person kept (then and on later visits)."""
         emb = self.embedder()
         gate = self.gate()
         prep = prepare(page, self.settings, mask=gate.redact,
@@ -294,8 +299,16 @@ class Rewind(Forgetting, Inspection):
             return IndexResult(prep.url, None, "skipped", 0, False, {
                 "category": "forgotten", "label": "Forgotten",
                 "why": "you asked Rewind to forget it", "rule": f"forget ({forgot})"})
-        verdict = gate.screen_url(prep.url) or gate.screen_text(
-            prep.url, prep.title, [p.text for p in prep.passages if not p.is_title])
+        existing = self._writer.page_by_url(prep.url) if self._writer is not None else None
+        kept = bool(existing and existing.metadata.get("kept_after_hold"))
+        verdict = gate.screen_url(prep.url) or (None if kept or not check_content else
+                                                gate.screen_text(
+            prep.url, prep.title, [p.text for p in prep.passages if not p.is_title],
+            page.signals))
+        if verdict is not None and verdict.hold:
+            held, verdict = self.hold_if_asked(prep, page, verdict)
+            if held is not None:
+                return held
         if verdict is not None:
             # the site and the rule, not the URL: the log keeps no more than the gate allowed
             self.audit.write("skipped", site=prep.domain, category=verdict.category,
@@ -335,6 +348,8 @@ class Rewind(Forgetting, Inspection):
                 + (prep.dwell_s if new_visit else 0.0),
                 indexed_at=time.time(),
             )
+            if kept or not check_content:  # the person kept it: later visits are not held
+                record.metadata = {**record.metadata, "kept_after_hold": True}
             record.metadata = {**record.metadata, "last_visit_dwell": prep.dwell_s
                                if new_visit else float((existing.metadata if existing else {})
                                                       .get("last_visit_dwell", 0.0))}
@@ -387,21 +402,30 @@ class Rewind(Forgetting, Inspection):
         now = time.time()
         report: dict = {"imported": 0, "updated": 0, "unchanged": 0, "skipped": {}}
         pending: dict[str, float] = {}  # url -> last visit, once each
-        ready: list[visits.Visit] = []
+        max_age = self.settings.retention_max_age_days * 86400
+        reasons: list[str] = []
+        titled: list[visits.Visit] = []  # past the address rules: their titles are checked
         for item in items:
             try:
                 v = visits.prepare_visit(item, self.settings, mask=gate.redact)
             except RewindError:
-                reason = "not a web address"
+                reasons.append("not a web address")
+                continue
+            verdict = ("forgotten" if self.marks.covers(v.url, v.domain, v.last_visit)
+                       else "retention" if max_age > 0 and v.last_visit < now - max_age
+                       else gate.screen_url(v.url))
+            if verdict is None:
+                titled.append(v)
             else:
-                max_age = self.settings.retention_max_age_days * 86400
-                verdict = ("forgotten" if self.marks.covers(v.url, v.domain, v.last_visit)
-                           else "retention" if max_age > 0 and v.last_visit < now - max_age
-                           else gate.screen_url(v.url) or gate.screen_text(v.url, v.title, []))
-                if verdict is None:
-                    ready.append(v)
-                    continue
-                reason = verdict if isinstance(verdict, str) else verdict.category
+                reasons.append(verdict if isinstance(verdict, str) else verdict.category)
+        ready: list[visits.Visit] = []
+        for v, verdict in zip(titled, gate.screen_titles([(v.url, v.title) for v in titled]),
+                              strict=True):
+            if verdict is None:
+                ready.append(v)
+            else:
+                reasons.append(verdict.category)
+        for reason in reasons:
             report["skipped"][reason] = report["skipped"].get(reason, 0) + 1
         with self._writing() as store:
             with store.transaction():  # one commit for the whole batch

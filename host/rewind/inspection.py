@@ -107,6 +107,7 @@ class Inspection:
             "truncated_passages": embedding_job.truncated(store, self.model_id()),
             "data_dir": str(self.data_dir),
             "languages": language_mix.summary(self),  # pages per language; the model offer
+            "held": self.holding().count(),  # type: ignore[attr-defined]
         }
 
     def integrity(self) -> list[str]:

@@ -37,13 +37,21 @@ def answerer(history, llm_dir):
 # ---- the answer, checked ---------------------------------------------------------------
 
 
-def test_made_up_answer_becomes_could_not_find_with_the_closest_pages(history):
+def test_made_up_answer_becomes_the_closest_passage_not_an_answer(history):
     fake = ScriptedLlm("The starter was invented in Paris in 1850 [Source 1]. It costs 45 euros.")
     result = Answerer(history, model=fake).ask("Who invented the sourdough starter?")
-    # "Couldn't find", and the closest pages as sources (shown as results, not as prose)
-    assert result.answer == COULD_NOT_FIND
-    assert result.supported is False and result.sources
+    # Nothing backs an answer, but the page is near: its passage, quoted, not an answer
+    assert result.outcome == "closest" and result.supported is False and result.sources
+    assert result.answer.startswith("The closest thing you read — How to keep a sourdough "
+                                    "starter alive: “A sourdough starter is a mix of flour")
+    assert result.closest is not None and result.closest["url"] == SOURDOUGH
+    assert result.closest["quote"] in result.closest["passage"]
+    assert result.citations == [{"sentence": result.closest["quote"], "cited": [1],
+                                 "sources": [1], "status": "quoted", "support": 1.0,
+                                 "best": 1, "quote": result.closest["passage"]}]
+    assert "Paris" not in result.answer  # the model's made-up sentences are left out
     assert result.unsupported and result.model == "scripted"
+    assert "passage closest to it" in (result.notice or "")
     # The sources reached the model fenced, after the rules.
     system, user = fake.prompts[0]
     assert "only the sources" in system["content"] and "<<<" in user["content"]
@@ -139,13 +147,29 @@ def test_no_llm_gives_an_extractive_cited_answer(history, tmp_path):
 
 def test_no_llm_and_only_near_topic_pages_is_could_not_find(history, tmp_path):
     # The sourdough page is the nearest (cosine ~0.4), but says nothing of Paris bakeries:
-    # without a model to judge, extracts of it would pass for an answer.
+    # without a model to judge, extracts of it would pass for an answer, and the gate finds
+    # it near the topic, not near the question (below `closest`): "couldn't find".
     result = Answerer(history, model_dir=tmp_path).ask(
         "Which bakery sells the best sourdough bread in Paris?"
     )
     assert result.model is None and not result.supported
-    assert result.answer == COULD_NOT_FIND
+    assert result.outcome == "not_found" and result.answer == COULD_NOT_FIND
     assert any(s["url"] == SOURDOUGH for s in result.sources)
+
+
+def test_no_llm_and_a_page_near_the_question_is_its_closest_passage(history, tmp_path):
+    # Near enough that the page may well be what the person is after (the gate is unsure,
+    # above `closest`), and no sentence of it answers: its passage, shown as what it is.
+    result = Answerer(history, model_dir=tmp_path).ask(
+        "Can I use rye flour in a sourdough starter?"
+    )
+    assert result.model is None and not result.supported and result.outcome == "closest"
+    assert result.closest is not None and result.closest["url"] == SOURDOUGH
+    assert result.answer.startswith("The closest thing you read — How to keep a sourdough "
+                                    "starter alive: “")
+    # Nothing near at all: still "couldn't find", and no model time spent.
+    far = Answerer(history, model_dir=tmp_path).ask("What is the population of Mongolia?")
+    assert far.outcome == "not_found" and far.answer == COULD_NOT_FIND and far.closest is None
 
 
 def test_the_current_tab_is_a_source(history, tmp_path):

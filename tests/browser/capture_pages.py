@@ -23,10 +23,11 @@ class Page:
     mark: str  # the made-up word only this page has
     body: str  # HTML inside <body>
     head: str = ""
+    lang: str = "en"
 
     @property
     def file(self) -> str:
-        rest = self.url.split("://", 1)[1].split("?", 1)[0]
+        rest = self.url.split("://", 1)[1].split("#", 1)[0].split("?", 1)[0]
         host, _, path = rest.partition("/")
         if not path or path.endswith("/"):
             path += "index.html"
@@ -36,7 +37,7 @@ class Page:
 
     def html(self) -> str:
         return (
-            f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<!doctype html><html lang="{self.lang}"><head><meta charset="utf-8">'
             f"<title>{html.escape(self.title)}</title>{self.head}</head>"
             f"<body>{self.body}</body></html>"
         )
@@ -233,9 +234,9 @@ def extraction_pages() -> list[Page]:
     ]
 
 
-def write_named_sites(root: Path) -> list[Page]:
-    """Every capture page under `root/<host>/...`; returns them."""
-    pages = [*SENSITIVE, *ARTICLES, *extraction_pages()]
+def write_named_sites(root: Path, extra: list[Page] | None = None) -> list[Page]:
+    """Every capture page (and `extra` ones) under `root/<host>/...`; returns them."""
+    pages = [*SENSITIVE, *ARTICLES, *extraction_pages(), *(extra or [])]
     for p in pages:
         dest = root / p.file
         dest.parent.mkdir(parents=True, exist_ok=True)

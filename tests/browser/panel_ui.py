@@ -124,3 +124,23 @@ def check_rendered_as_text(turn: Any, read_urls: set[str]) -> list[dict]:
         assert page_of(link.get_attribute("href")) in read_urls
     assert turn.locator("img, script, iframe, b").count() == 0
     return badges
+
+
+def check_closest_as_text(turn: Any, read_urls: set[str]) -> dict:
+    """A turn whose reply was a closest passage: the lead naming the page, the passage in a
+    quote, links to a page that was read, all text. Returns {page, title, quote}."""
+    box = turn.locator(".answer.closest-passage")
+    expect(box).to_have_count(1)
+    lead = box.locator(".closest-lead").text_content() or ""
+    assert lead.startswith("The closest thing you read — ") and lead.endswith(":"), lead
+    title = lead.removeprefix("The closest thing you read — ").removesuffix(":")
+    quote = (box.locator("blockquote.quote").text_content() or "").strip()
+    assert quote.startswith("“") and quote.endswith("”"), quote
+    links = box.locator("a").all()
+    assert links, "no link to the page"
+    pages = {page_of(a.get_attribute("href")) for a in links}
+    assert len(pages) == 1 and pages <= read_urls, pages
+    assert all("#:~:text=" in (a.get_attribute("href") or "") for a in links)
+    assert box.locator("img, script, iframe, b").count() == 0
+    assert turn.locator(".closest li.result, .sources").count() == 0  # neither cards nor list
+    return {"page": pages.pop(), "title": title, "quote": quote[1:-1]}

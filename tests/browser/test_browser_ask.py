@@ -7,7 +7,8 @@ the real language model (SmolLM2-135M) answers. The side panel is opened as a ta
 
 The 135M model is weak, so the tests assert what the host guarantees (answer.py): every
 citation is checked against the sources it was given, and an answer no source supports
-becomes "I couldn't find that in your history." with the closest pages.
+becomes the closest page's passage, quoted (a page near the question), or "I couldn't find
+that in your history." with the closest pages.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from panel_ui import (
     UI_TIMEOUT_MS,
     ask,
     ask_log,
+    check_closest_as_text,
     check_rendered_as_text,
     last_turn,
     search,
@@ -65,6 +67,11 @@ def test_question_about_a_read_page_streams_an_answer_citing_it(browser, panel, 
 
     assert text.strip(), "nothing shown for the question"
     turn = last_turn(panel)
+    if turn.locator(".closest-passage").count():
+        # The model's words failed the check, the page is near: its passage, quoted.
+        shown = check_closest_as_text(turn, read_urls)
+        assert shown["page"] == lighthouse and shown["title"] == ARTICLES[LIGHTHOUSE][0]
+        return
     badges = check_rendered_as_text(turn, read_urls)
     if text == COULD_NOT_FIND:
         # Not supported by the page (the model's words failed the check): the one line,
@@ -150,10 +157,15 @@ def test_answer_from_a_hostile_page_shows_as_inert_text(browser, panel, site, sc
 
     assert text.strip()
     turn = last_turn(panel)
-    badges = check_rendered_as_text(turn, {site.url(p) for p in READ})
-    # Its title, tags and all, is shown literally: in the sources of an answer, or on the
-    # closest page's card of "couldn't find".
-    if text == COULD_NOT_FIND:
+    read = {site.url(p) for p in READ}
+    closest = turn.locator(".closest-passage").count() > 0
+    badges = [] if closest else check_rendered_as_text(turn, read)
+    # Its title, tags and all, is shown literally: in the sources of an answer, on the
+    # closest page's card of "couldn't find", or leading its closest passage.
+    if closest:
+        shown = check_closest_as_text(turn, read)
+        assert shown["page"] == hostile and shown["title"] == HOSTILE_TITLE
+    elif text == COULD_NOT_FIND:
         card = turn.locator(".closest li.result").filter(has_text="Quokkaflux")
         expect(card.locator("a.title")).to_have_text(HOSTILE_TITLE)
     else:

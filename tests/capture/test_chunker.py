@@ -1,5 +1,9 @@
+import json
+from pathlib import Path
+
 from rewind.capture.chunker import approx_tokens, chunk_blocks, quality
 from rewind.capture.extract import Block
+from rewind.capture.units import count_words
 from rewind.config import Settings
 
 S = Settings()
@@ -56,3 +60,13 @@ def test_quality_prefers_structured_prose_over_menus():
     prose = quality(words(120), {"heading", "text"})
     menu = quality("Home | About | Us | Go | To | A | B | C | Sign up", {"text"})
     assert prose > menu
+
+
+def test_words_as_the_extension_counts_them():
+    """Chinese and Japanese are counted by characters (those scripts write no spaces; a Han
+    character half a word, a kana a third: capture/units.py): the extension's countWords
+    runs the same cases (tests/data/word_count_cases.json, and chunk_units.json)."""
+    cases = json.loads((Path(__file__).parents[1] / "data" / "word_count_cases.json")
+                       .read_text(encoding="utf-8"))
+    for case in cases:
+        assert count_words(case["text"]) == case["words"], case["text"]

@@ -20,7 +20,8 @@ POLICY = load_policy()
 
 def test_shipped_policy_has_every_category_with_a_few_hundred_entries():
     ids = [c.id for c in POLICY.categories]
-    assert ids == ["mail", "finance", "health", "government", "account", "adult", "search"]
+    assert ids == ["mail", "chat", "finance", "crypto", "payroll", "tax", "insurance", "health",
+                   "therapy", "government", "account", "files", "dating", "adult", "search"]
     assert sum(len(v) for c in POLICY.categories for v in c.sources.values()) >= 300
 
 
@@ -91,6 +92,10 @@ def _one(**category) -> dict:
     ({"colour": "red"}, r"unknown key"),
     ({"domains": []}, r"at least one rule"),
     ({"searches": [{"host": "a", "path": "/s"}]}, r"searches\[0\]"),
+    ({"signals": {"terms": {"en": ["18+"]}}}, r"signals.terms.en: '18\+' must .* hold a letter"),
+    ({"signals": {"terms": {"en": ["Inbox"]}}}, r"lower case"),
+    ({"signals": {"terms": {"eng": ["inbox"]}}}, r"two-letter language code"),
+    ({"signals": {"apps": "Nextcloud"}}, r"signals.apps: expected a list"),
 ])
 def test_bad_policy_names_the_entry(category, message):
     with pytest.raises(PolicyError, match=message):

@@ -1,44 +1,56 @@
-"""The host's content check: the acceptance tests on the labelled pages (cross-validated, and
-the shipped model with the real embedding model naming categories), real documentation that
-must be kept (Debian's Python 3.11 docs, as `rewind index` reads them and as the extension
-sends them), and the check's logic on plain strings."""
+"""The host's content check (rewind.capture.sensitive): the labelled set (ten languages, every
+category), the shipped model fitted on it, its targets on languages and sites it never saw
+(cross-validated), the held-out pages of tests/private_pages.py per category and language,
+real documentation and encyclopedia pages in several languages kept, and its logic."""
 
-import json
+import dataclasses
 import shutil
 
-import numpy as np
 import pytest
+from private_pages import ARTICLES, BORDERLINE, PRIVATE
 from requirement import missing
 from rewind.capture import content_features as cf
 from rewind.capture import sensitive
+from rewind.capture.page_signals import PageSignals
 from rewind.capture.policy import load_policy
+from rewind.capture.redact import redact
 
 from bench import real_pages
 from bench.data import EvalDataError
 from bench.sensitive import (
-    category_splits,
+    as_host,
     cross_validate,
     fingerprint,
+    language_and_site_splits,
     load_pages,
     page_matrix,
     real_matrix,
-    stratified_splits,
 )
 
-TARGET = 0.05
 PAGES = load_pages()
-# Python docs pages the shipped model may refuse: the bound is the count measured by
+LANGS = ("en", "de", "fr", "es", "it", "nl", "pt", "ru", "ja", "zh")
+CATEGORIES = [c.id for c in load_policy().categories]
+CHECK = sensitive.ContentCheck()
+# Real pages the shipped model may hold or refuse: the bound is the count measured by
 # bench/sensitive.py (docs/benchmarks.md, `bench:sensitive`), which names each page.
-MAX_REFUSED_PYTHON_DOCS = {"file": 0, "browser": 0}
+MAX_NOT_RECORDED = {("python-docs", "file"): 0, ("python-docs", "browser"): 0,
+                    ("wiki-es", "browser"): 0, ("wiki-fr", "browser"): 0}
 
 
-def test_labelled_set_is_large_and_balanced():
-    assert len(PAGES) >= 60
-    labels = [p.label for p in PAGES]
-    assert labels.count("sensitive") >= 30 and labels.count("article") >= 30
-    ids = {c.id for c in load_policy().categories}
-    assert all(p.category in ids for p in PAGES)
-    assert len({p.id for p in PAGES}) == len(PAGES)
+def judge(page) -> sensitive.Judgement:
+    title, passages = page.text()
+    return CHECK.judge(redact(title).text, [redact(p).text for p in passages],
+                       PageSignals.from_dict(page.signals()))
+
+
+def test_labelled_set_has_every_category_in_ten_languages():
+    assert len(PAGES) >= 300 and len({p.id for p in PAGES}) == len(PAGES)
+    have = {(p.lang, p.category, p.label) for p in PAGES}
+    for lang in LANGS:
+        for cat in CATEGORIES:
+            assert (lang, cat, "sensitive") in have, (lang, cat)
+            assert (lang, cat, "article") in have, (lang, cat)
+    assert sum(p.category == "none" for p in PAGES) >= 20  # signed-in ordinary pages
 
 
 def test_shipped_model_was_fitted_on_these_pages_and_features():
@@ -46,7 +58,8 @@ def test_shipped_model_was_fitted_on_these_pages_and_features():
     feature needs `python -m bench.sensitive --fit`."""
     params = sensitive.load_params()
     model = sensitive.Model.from_dict(params["model"])
-    assert model.features == sensitive.TEXT_FEATURES == cf.FEATURES
+    assert model.features == sensitive.FEATURES
+    assert 0 < model.hold < model.refuse < 1
     fitted = params["fitted_on"]
     stale = "sensitive.json is stale: run `python -m bench.sensitive --fit`"
     assert fitted["labelled"] == fingerprint(PAGES), stale
@@ -54,144 +67,109 @@ def test_shipped_model_was_fitted_on_these_pages_and_features():
 
 
 @pytest.mark.slow
-def test_check_meets_targets_cross_validated():
-    """The fitting recipe on the labelled pages, with real Wikipedia pages as the real side
-    (the benchmark adds the documentation sites; reported there)."""
+def test_targets_on_languages_and_sites_the_check_never_saw():
+    """Fitted without a language and every site it has (the real side: Wikipedia lead
+    paragraphs only; the benchmark adds documentation sites in eight languages, which take
+    the articles held or refused from ~2 % to 1 %, and reports per category)."""
     try:
         wiki = real_pages.load("wiki-fit", "browser")
     except EvalDataError as exc:
         missing(f"Wikipedia paragraphs unavailable: {exc}")
-    x = page_matrix([p.redacted() for p in PAGES])
-    real = real_matrix(wiki)
-    y = [p.sensitive for p in PAGES]
-    for splits in (stratified_splits(y, repeats=4), category_splits(PAGES)):
-        r = cross_validate(PAGES, x, real, splits)["as fitted"]
-        assert r.fpr <= TARGET, (r.fpr, r.misses.most_common(5))
-        assert r.fnr <= TARGET, (r.fnr, r.misses.most_common(5))
+    host = [as_host(p) for p in PAGES]
+    x, plain = page_matrix(host), page_matrix(host, signals=False)
+    tally = cross_validate(PAGES, x, real_matrix(wiki), language_and_site_splits(PAGES), plain)
+    assert tally.rate(1, "record") <= 0.02, tally.wrong.most_common(8)
+    assert tally.rate(1, "hold") <= 0.05, tally.wrong.most_common(8)
+    assert tally.rate(0, "hold") + tally.rate(0, "refuse") <= 0.025, tally.wrong.most_common(8)
+
+
+@pytest.mark.parametrize("screen", PRIVATE, ids=[f"{s.category}-{s.lang}" for s in PRIVATE])
+def test_a_private_page_never_seen_is_not_recorded_and_named(screen):
+    j = judge(screen)
+    assert j.action == "refuse", (j.action, round(j.probability, 3))
+    assert j.category == screen.category
+
+
+@pytest.mark.parametrize("article", ARTICLES, ids=[a.mark for a in ARTICLES])
+def test_an_article_about_the_topic_is_recorded(article):
+    j = judge(article)
+    assert j.action == "record", round(j.probability, 3)
+
+
+@pytest.mark.parametrize("screen", BORDERLINE, ids=[s.lang for s in BORDERLINE])
+def test_a_borderline_page_is_held(screen):
+    j = judge(screen)
+    assert j.action == "hold", round(j.probability, 3)
 
 
 @pytest.mark.slow
-def test_check_with_the_real_model(embedder):
-    check = sensitive.ContentCheck(embedder.embed_documents)
-    verdicts = {
-        p.id: check.check(r.title, r.passages, r.url) for p, r in ((p, p.redacted()) for p in PAGES)
-    }
-    articles = [p for p in PAGES if not p.sensitive]
-    accounts = [p for p in PAGES if p.sensitive]
-    refused_articles = [p.id for p in articles if verdicts[p.id]]
-    passed_accounts = [p.id for p in accounts if not verdicts[p.id]]
-    assert len(refused_articles) <= TARGET * len(articles), refused_articles
-    assert len(passed_accounts) <= TARGET * len(accounts), passed_accounts
-    ids = {c.id for c in load_policy().categories}
-    named = [verdicts[p.id].category == p.category for p in accounts if verdicts[p.id]]
-    assert all(v.category in ids for v in verdicts.values() if v)
-    assert sum(named) >= 0.7 * len(named), f"{sum(named)} of {len(named)} named right"
-    v = verdicts["fin-bank-summary"]
-    assert v.why == "looks like a bank, payment or investment account"
-    assert v.rule.startswith("content ")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("form", ["file", "browser"])
-def test_real_documentation_is_kept(form, python_docs, embedder):
-    """Held-out real pages (never fitted on): the Python 3.11 docs, all 530 HTML files."""
-    if form == "browser" and (
-        shutil.which("node") is None
-        or not (real_pages.ROOT / "extension" / "node_modules" / "linkedom").is_dir()
-    ):
+@pytest.mark.parametrize(("source", "form"), sorted(MAX_NOT_RECORDED))
+def test_real_documentation_and_encyclopedia_pages_are_kept(source, form, embedder):
+    """Held-out real pages (never fitted on): the Python 3.11 docs as the extension sends them
+    and as `rewind index` reads them, Spanish and French Wikipedia lead paragraphs."""
+    if form == "browser" and source.startswith("python") and (
+            shutil.which("node") is None
+            or not (real_pages.ROOT / "extension" / "node_modules" / "linkedom").is_dir()):
         missing("node and the extension's npm packages are needed: python3 build.py install")
-    pages = real_pages.load(
-        "python-docs",
-        form,
-        count_tokens=embedder.count_tokens,
-        max_tokens=embedder.max_tokens,
-        tokenizer="all-minilm-l6-v2-int8",
-    )
+    try:
+        pages = real_pages.load(source, form, count_tokens=embedder.count_tokens,
+                                max_tokens=embedder.max_tokens, tokenizer="all-minilm-l6-v2-int8")
+    except EvalDataError as exc:
+        missing(f"{source} unavailable: {exc}")
     assert len(pages) >= 500
-    check = sensitive.ContentCheck(None)
-    refused = {p.id: v.rule for p in pages if (v := check.check(p.title, p.passages))}
-    assert len(refused) <= MAX_REFUSED_PYTHON_DOCS[form], refused
+    not_recorded = {p.id: v.rule for p in pages
+                    if (v := CHECK.check(p.title, p.passages, PageSignals.from_dict(p.signals)))}
+    assert len(not_recorded) <= MAX_NOT_RECORDED[(source, form)], not_recorded
 
 
-# ---- the check's logic on plain strings (the shipped model, no embedder)
+# ---- the check's logic on plain strings (the shipped model)
 
-INBOX = (
-    "Inbox (1,284)",
-    [
-        "Compose\nInbox 1,284\nStarred\nSent\nDrafts 3",
-        "Delfina Ruiz — Re: Saturday — bring the tent 9:41 AM\nKestrel Bank Alerts — payment from "
-        "account ending in 4471 8:02 AM\nTomás — lease renewal Yesterday\nMom — photos 7:15 AM",
-        "Reply · Forward",
-    ],
-)
-ARTICLE = (
-    "Email - Encyclopedia",
-    [
-        "Email is a method of transmitting and receiving messages using electronic devices. It was "
-        "conceived in the late 20th century as the digital version of mail.",
-        "An email address consists of a local part and a domain, for example [email]. "
-        "Servers accept, forward, deliver and store messages for their users.",
-    ],
-)
-PROSE = (
-    "The email package in Python {} uses its own policy objects: a policy controls how "
-    "headers are parsed, folded and generated, and which defects are raised. Timestamps "
-    "in the examples, like 09:30 or 17:45, are only there to show the date format."
-)
-
-
-def test_check_without_an_embedder_names_the_category_by_text():
-    check = sensitive.ContentCheck(None)
-    v = check.check(*INBOX)
-    assert v is not None and v.category == "finance"  # a masked account number comes first
-    assert v.rule.startswith("content ") and "times" in v.rule
-    assert check.check(*ARTICLE) is None
+PROSE = ("The email package in Python {} uses its own policy objects: a policy controls how "
+         "headers are parsed, folded and generated, and which defects are raised. Timestamps "
+         "in the examples, like 09:30 or 17:45, are only there to show the date format.")
+STATEMENT = ["04.11.2025 REWE Markt Kartenzahlung -64,18 EUR\n03.11.2025 Stadtwerke -82,00 EUR"
+             "\n01.11.2025 Miete November -940,00 EUR\n31.10.2025 Gehalt +2.841,55 EUR"]
 
 
 def test_a_long_page_does_not_pile_up_evidence():
     """Clock times scattered over 400 passages of prose: each window is prose."""
-    check = sensitive.ContentCheck(None)
-    long_page = [PROSE.format(i) for i in range(400)]
-    assert check.check("Email policies", long_page) is None
+    assert CHECK.check("Email policies", [PROSE.format(i) for i in range(400)]) is None
 
 
-def test_a_long_file_with_one_account_window_is_refused_by_that_window():
-    check = sensitive.ContentCheck(None)
-    statement = INBOX[1] * 10  # 30 passages of inbox in the middle of 200 of prose
-    passages = (
-        [PROSE.format(i) for i in range(100)] + statement + [PROSE.format(i) for i in range(100)]
-    )
-    p, _values, start = check.probability("Notes", passages)
-    assert p >= check.model.threshold
-    assert 100 - cf.WINDOW < start <= 100 + len(statement)  # a window over the inbox part
-    assert check.check("Notes", passages) is not None
+def test_a_long_file_with_one_private_window_is_judged_by_that_window():
+    passages = ([PROSE.format(i) for i in range(100)] + STATEMENT * 30
+                + [PROSE.format(i) for i in range(100)])
+    j = CHECK.judge("Notes", passages)
+    assert j.action == "refuse" and j.category == "finance"
+    assert 100 - cf.WINDOW < j.start <= 130
 
 
-def test_check_uses_the_callers_vectors_for_the_refused_window():
-    calls: list[int] = []
-
-    def embed(texts: list[str]) -> np.ndarray:
-        calls.append(len(texts))
-        rng = np.random.default_rng(len(texts))
-        v = rng.normal(size=(len(texts), 8))
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-    check = sensitive.ContentCheck(embed)
-    n_protos = sum(len(t) for t in sensitive.load_params()["prototypes"].values())
-    v = check.check(*INBOX, vectors=embed([INBOX[0], *INBOX[1]]))
-    assert v is not None
-    assert calls == [4, n_protos]  # the caller's vectors, then the prototypes once
-    check.check(*INBOX)
-    assert calls == [4, n_protos, 4]  # no vectors given: title + passages embedded
-    assert check.check(*ARTICLE) is None and len(calls) == 3  # kept pages embed nothing
+def test_the_verdict_names_the_category_and_its_reasons():
+    v = CHECK.check("Umsätze – Girokonto", STATEMENT,
+                    PageSignals.from_dict({"controls": ["Übersicht", "Abmelden"]}))
+    assert v.category == "finance" and not v.hold
+    assert v.why == "looks like a bank, payment or investment account"
+    assert v.rule.startswith("content ") and "ledger_lines" in v.rule
 
 
-def test_fit_separates_a_toy_set_and_honours_weights():
-    x = np.array([[0.0, 0], [0.1, 0], [0.2, 0], [1.0, 0], [1.1, 0], [1.2, 0]])
-    model = sensitive.fit(x, [0, 0, 0, 1, 1, 1], ["a", "b"])
-    probs = model.probabilities(x)
-    assert list(probs) == sorted(probs) and probs[0] < 0.5 < probs[-1]
-    again = sensitive.Model.from_dict(json.loads(json.dumps(model.to_dict())))
-    assert again.probability({"a": 1.0, "b": 0.0}) == pytest.approx(probs[3], abs=1e-5)
-    heavy = sensitive.fit(x, [0, 0, 0, 1, 1, 1], ["a", "b"], sample_weight=[10, 10, 10, 1, 1, 1])
-    assert heavy.probabilities(x[3:4])[0] < probs[3]  # negatives weigh more: lower scores
+def test_a_category_the_person_switched_off_is_recorded():
+    signals = PageSignals.from_dict({"controls": ["Abmelden"]})
+    assert CHECK.judge("Umsätze", STATEMENT, signals).action == "refuse"
+    assert CHECK.judge("Umsätze", STATEMENT, signals, disabled={"finance"}).action == "record"
+
+
+def test_titles_checked_together_are_judged_as_one_by_one():
+    # a history import checks thousands of titles in one matrix (check_titles). The shipped
+    # model records every title alone (it judges pages); thresholds near 0 make some not.
+    titles = [p.title for p in PAGES] + ["Inbox (3) - maya@example.com - Mail", ""]
+    eager = sensitive.ContentCheck(model=dataclasses.replace(CHECK.model, hold=0.01,
+                                                             refuse=0.05))
+    for check in (CHECK, eager):
+        one_by_one = [check.check(t, []) for t in titles]
+        assert check.check_titles(titles) == one_by_one
+        off = set(CATEGORIES) | {"private"}
+        assert check.check_titles(titles, disabled=off) == [
+            check.check(t, [], disabled=off) for t in titles]
+    verdicts = eager.check_titles(titles)
+    assert {v.hold for v in verdicts if v} == {True, False}, "held and refused both tried"
+    assert CHECK.check_titles([]) == []

@@ -1,145 +1,45 @@
-"""`rewind models pull`: real downloads from a local HTTP server on 127.0.0.1.
+"""`rewind models pull`: real downloads from a local HTTP server on 127.0.0.1
+(tests/model_server.py), from a mirror or from the published addresses.
 
 The server honours Range requests (or ignores them, or answers from the wrong byte),
 drops the connection part way through a file, cuts a chunked answer off, and records
-every request it gets, so the tests see what the client really asked for. Specs are tiny
-and, like the downloadable models in models.json, mostly have no sha256 known in advance:
-the file's bytes are all that tells a right download from a wrong one.
+every request it gets, so the tests see what the client really asked for. Specs are tiny,
+some without a sha256 known in advance (then the file's bytes are all that tells a right
+download from a wrong one); the published addresses are reached through
+$REWIND_TEST_MODEL_HOST, a local server laid out like the model host.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import random
-import re
 import subprocess
 import sys
-import threading
 import types
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import filelock
 import pytest
+from model_server import PROXY_VARS, serving
+from model_server import ModelHost as Mirror
 from rewind.errors import Code, RewindError
-from rewind.index import download, models
+from rewind.index import download, models, sources
 from rewind.index.models import FileSpec, LlmSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = random.Random(7).randbytes(2 * download.CHUNK + 123_457)  # three read chunks
 SMALL = random.Random(8).randbytes(5_000)
-PROXY_VARS = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
-
-
-@dataclass
-class Request:
-    path: str
-    range: str | None
-    status: int
-
-
-@dataclass
-class Mirror:
-    """A local mirror: `files` maps URL paths to bytes; `plan` says how to answer next."""
-
-    files: dict[str, bytes]
-    plan: list[str] = field(default_factory=list)  # one mode per request, then "range"
-    drop_at: int = download.CHUNK + 1000  # "drop" stops here (or half way through the rest)
-    log: list[Request] = field(default_factory=list)
-    sleeps: list[float] = field(default_factory=list)  # the client's back-off between retries
-    url: str = ""
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def next_mode(self) -> str:
-        with self.lock:
-            return self.plan.pop(0) if self.plan else "range"
-
-    def record(self, path: str, rng: str | None, status: int) -> None:
-        with self.lock:
-            self.log.append(Request(path, rng, status))
-
-    @property
-    def ranges(self) -> list[str | None]:
-        return [r.range for r in self.log]
-
-
-def handler_for(mirror: Mirror) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:  # quiet
-            pass
-
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            self.close_connection = True
-            body = mirror.files.get(self.path)
-            rng = self.headers.get("Range")
-            mode = mirror.next_mode()
-            if body is None:
-                return self._send(404, b"not here", rng)
-            n = len(body)
-            if mode == "chunked_drop":  # 200, chunked, cut off without the last chunk
-                mirror.record(self.path, rng, 200)
-                self.send_response(200)
-                self.send_header("Transfer-Encoding", "chunked")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                for i in range(0, mirror.drop_at, 64 * 1024):
-                    piece = body[i : min(i + 64 * 1024, mirror.drop_at)]
-                    self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
-                self.wfile.flush()
-                return
-            start = 0
-            m = re.fullmatch(r"bytes=(\d+)-", rng or "")
-            if m and mode != "ignore_range":
-                start = int(m.group(1))
-                if mode == "from_zero":  # claims 206 but sends the file from byte 0
-                    start = 0
-                elif mode == "from_elsewhere":  # 206 from a byte that is not the one asked for
-                    start = max(0, start - 10)
-                elif start >= n:
-                    return self._send(416, b"", rng, {"Content-Range": f"bytes */{n}"})
-                headers = {"Content-Range": f"bytes {start}-{n - 1}/{n}"}
-                status = 206
-            else:
-                headers, status = {}, 200
-            end = n
-            if mode == "drop":
-                end = mirror.drop_at if start < mirror.drop_at else start + (n - start) // 2
-            self._send(status, body[start:n], rng, headers, stop=end - start)
-
-        def _send(
-            self,
-            status: int,
-            body: bytes,
-            rng: str | None,
-            headers: dict[str, str] | None = None,
-            stop: int | None = None,
-        ) -> None:
-            mirror.record(self.path, rng, status)
-            self.send_response(status)
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.send_header("Content-Length", str(len(body)))  # the whole, even if cut off
-            self.send_header("Connection", "close")
-            self.end_headers()
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # client hung up
-                self.wfile.write(body[:stop])
-                self.wfile.flush()
-
-    return Handler
 
 
 @pytest.fixture
 def mirror(monkeypatch: pytest.MonkeyPatch) -> Iterator[Mirror]:
     for var in PROXY_VARS:  # 127.0.0.1 is reached directly, never through a proxy
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.delenv(download.MIRROR_ENV, raising=False)
+    monkeypatch.delenv(sources.MIRROR_ENV, raising=False)
+    monkeypatch.delenv(sources.TEST_HOST_ENV, raising=False)
     m = Mirror(
         files={
             "/org/tiny/resolve/main/weights.bin": CONTENT,
@@ -149,17 +49,8 @@ def mirror(monkeypatch: pytest.MonkeyPatch) -> Iterator[Mirror]:
     monkeypatch.setattr(  # retries back off without the tests waiting for it
         download, "time", types.SimpleNamespace(sleep=m.sleeps.append, monotonic=lambda: 0.0)
     )
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(m))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    m.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with serving(m):
         yield m
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def spec(sha: str | None = None, small: bool = False) -> LlmSpec:
@@ -422,72 +313,24 @@ def test_packaged_files_are_not_downloaded(mirror: Mirror, tmp_path: Path):
     assert mirror.log == [] and not (tmp_path / minilm.name).exists()
 
 
-def test_no_mirror_is_a_clear_error_naming_the_variable(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv(download.MIRROR_ENV, raising=False)
-    with pytest.raises(RewindError) as err:
-        download.mirror_setting(None)
-    assert err.value.code is Code.NOT_AVAILABLE
-    assert "REWIND_MODEL_MIRROR" in str(err.value) and "--mirror" in str(err.value)
-    monkeypatch.setenv(download.MIRROR_ENV, "  http://127.0.0.1:9/{repo}/{path} ")
-    assert download.mirror_setting(None) == "http://127.0.0.1:9/{repo}/{path}"
-    assert download.mirror_setting("http://127.0.0.1:8/m") == "http://127.0.0.1:8/m"  # wins
-
-
-@pytest.mark.parametrize(
-    "bad",
-    [
-        "file:///tmp/models/{repo}/{path}",
-        "ftp://127.0.0.1/{repo}/{path}",
-        "127.0.0.1:8000/{repo}/{path}",
-        "http://",
-        "https://{repo}.example/{path}",  # the host would come from models.json
-    ],
-)
-def test_mirrors_that_are_not_an_http_host_are_refused(bad: str):
-    with pytest.raises(RewindError) as err:
-        download.mirror_setting(bad)
-    assert err.value.code is Code.BAD_REQUEST
-
-
-def test_file_urls_from_a_template_or_a_base_url():
-    sp = spec()
-    f = FileSpec("w b.bin", None, download="org/tiny dir/w b.bin")
-    assert download.file_url("http://h/{repo}/resolve/main/{path}", sp, f) == (
-        "http://h/org/tiny/resolve/main/dir/w%20b.bin"
-    )
-    assert download.file_url("http://h/m/{model}/{file}", sp, f) == "http://h/m/tiny/w%20b.bin"
-    assert download.file_url("http://h/base/", sp, f) == "http://h/base/org/tiny/dir/w%20b.bin"
-    for bad in ("http://h/{rep}/{path}", "http://h/{0}", "http://h/{repo.x}", "http://h/{path[a]}"):
-        with pytest.raises(RewindError) as err:
-            download.file_url(bad, sp, f)
-        assert err.value.code is Code.BAD_REQUEST and "unknown field" in err.value.message
-
-
 # ---- the real command -------------------------------------------------------------------
 
 
 GEMMA = "embeddinggemma-300m"
-# The command with a catalog of its own: every model in models.json has a published
-# sha256, so stand-in bytes could never be installed under a real model's name.
-WITH_CATALOG = (
-    "import sys; from pathlib import Path; from rewind.index import models; "
-    "real = models.load_specs; "
-    "models.load_specs = lambda source=None: real(source or Path(sys.argv[1])); "
-    "from rewind.cli import main; sys.exit(main(sys.argv[2:]))"
-)
-
-
 def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None,
-               catalog: Path | None = None):
+               catalog: Path | None = None, test_host: str | None = None):
     env = {k: v for k, v in os.environ.items() if k not in PROXY_VARS}
-    env.pop(download.MIRROR_ENV, None)
+    for var in (sources.MIRROR_ENV, sources.TEST_HOST_ENV, models.TEST_CATALOG_ENV):
+        env.pop(var, None)
     if mirror_env:
-        env[download.MIRROR_ENV] = mirror_env
+        env[sources.MIRROR_ENV] = mirror_env
+    if test_host:
+        env[sources.TEST_HOST_ENV] = test_host
+    if catalog:
+        env[models.TEST_CATALOG_ENV] = str(catalog)
     env["REWIND_MODEL_DIR"] = str(model_dir)
     env["REWIND_DATA_DIR"] = str(model_dir.parent / "data")
     cmd = [sys.executable, "-m", "rewind"]  # .venv/bin/python when run as documented
-    if catalog:
-        cmd = [sys.executable, "-c", WITH_CATALOG, str(catalog)]
     return subprocess.run(
         [*cmd, *args],
         capture_output=True,
@@ -505,8 +348,11 @@ def test_cli_pulls_a_model_from_a_mirror(mirror: Mirror, tmp_path: Path):
         "description": "a test model", "n_ctx": 512, "temperature": 0.2,
         "max_answer_tokens": 16, "files": {
             "model.gguf": {"sha256": hashlib.sha256(CONTENT).hexdigest(),
-                           "bytes": len(CONTENT), "download": "org/tiny weights.bin"},
-            "small.json": {"sha256": None, "download": "org/tiny conf/small.json"}}}}}))
+                           "bytes": len(CONTENT), "download": "org/tiny weights.bin",
+                           "url": "https://models.example/org/tiny/resolve/main/weights.bin"},
+            "small.json": {"sha256": None, "download": "org/tiny conf/small.json",
+                           "url": "https://models.example/org/tiny/resolve/main/conf/small.json"},
+        }}}}))
     model_dir = tmp_path / "models"
     proc = run_rewind(["models", "pull", "tiny", "--mirror", template(mirror)], model_dir,
                       catalog=catalog)
@@ -553,8 +399,128 @@ def test_cli_refuses_stand_in_bytes_for_the_real_embeddinggemma(mirror: Mirror, 
     assert not any((tmp_path / "models" / GEMMA).glob("model*"))
 
 
-def test_cli_without_a_mirror_says_how_to_set_one(tmp_path: Path):
-    proc = run_rewind(["models", "pull", GEMMA], tmp_path / "models")
+# ---- from the published addresses (a local server standing in for the model host) --------
+
+
+PUBLISHED = "https://models.example"  # the host the test catalog names
+PUBLISHED_HF = "https://huggingface.co"  # models.json's
+
+
+def published_catalog(tmp_path: Path, sha: str | None = None) -> Path:
+    """A catalog like models.json: one model, its file's address, sha256 and size pinned."""
+    catalog = tmp_path / "models.json"
+    catalog.write_text(json.dumps({"embedding": {}, "llm": {"tiny": {
+        "description": "a test model", "n_ctx": 512, "temperature": 0.2,
+        "max_answer_tokens": 16, "files": {"model.gguf": {
+            "sha256": sha or hashlib.sha256(CONTENT).hexdigest(), "bytes": len(CONTENT),
+            "download": "org/tiny weights.bin",
+            "url": f"{PUBLISHED}/org/tiny/resolve/main/weights.bin"}}}}}))
+    return catalog
+
+
+def pull_published(host: Mirror | str, model_dir: Path, catalog: Path | None, *more: str,
+                   name: str = "tiny"):
+    base = host if isinstance(host, str) else host.url
+    return run_rewind(["models", "pull", name, *more], model_dir, catalog=catalog,
+                      test_host=base)
+
+
+def test_cli_pulls_from_the_published_address_by_default(mirror: Mirror, tmp_path: Path):
+    model_dir = tmp_path / "models"
+    proc = pull_published(mirror, model_dir, published_catalog(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert (model_dir / "tiny" / "model.gguf").read_bytes() == CONTENT
+    assert [r.path for r in mirror.log] == ["/org/tiny/resolve/main/weights.bin"]
+    assert f"downloading from {mirror.url} instead of the published addresses" in proc.stderr
+    bars = [line for line in proc.stderr.splitlines() if line.startswith("model.gguf [")]
+    assert len(bars) >= 3 and bars[-1].startswith("model.gguf [" + "#" * 30 + "]")
+    assert f"installed  {model_dir / 'tiny' / 'model.gguf'}" in proc.stdout
+    listed = json.loads(run_rewind(["models", "--json", "--verify"], model_dir,
+                                   catalog=published_catalog(tmp_path)).stdout)
+    assert listed[0]["installed"] and listed[0]["sha256_published"]
+
+
+def test_cli_resumes_after_a_cut_connection(tmp_path: Path):
+    # The connection is cut a megabyte in, and the server is gone: the command stops and
+    # says where it could not reach; run again later, it asks only for the rest.
+    model_dir, catalog = tmp_path / "models", published_catalog(tmp_path)
+    host = Mirror(files={"/org/tiny/resolve/main/weights.bin": CONTENT},
+                  plan=["drop_then_down"])
+    with serving(host):
+        port = int(host.url.rsplit(":", 1)[1])
+        proc = pull_published(host, model_dir, catalog, "--json")
+    assert proc.returncode == 1  # the retry after the cut found nobody there
+    assert f"Could not reach 127.0.0.1:{port} (nothing answers there" in proc.stderr
+    assert f"resumes from {host.drop_at:,} bytes" in proc.stderr
+    folder = model_dir / "tiny"
+    assert (folder / ".model.gguf.part").read_bytes() == CONTENT[: host.drop_at]
+    assert not (folder / "model.gguf").exists()
+
+    again = Mirror(files=host.files)
+    with serving(again, port=port):
+        proc = pull_published(again, model_dir, catalog, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert again.ranges == [f"bytes={host.drop_at}-"] and again.log[0].status == 206
+    (row,) = json.loads(proc.stdout)["files"]
+    assert row["sha256"] == hashlib.sha256(CONTENT).hexdigest()
+    assert row["checked_against"] == "models.json"
+    assert (folder / "model.gguf").read_bytes() == CONTENT
+    assert not (folder / ".model.gguf.part").exists()
+
+
+def test_cli_resumes_within_one_pull_when_the_server_stays(tmp_path: Path):
+    model_dir, catalog = tmp_path / "models", published_catalog(tmp_path)
+    host = Mirror(files={"/org/tiny/resolve/main/weights.bin": CONTENT}, plan=["drop"])
+    with serving(host):
+        proc = pull_published(host, model_dir, catalog)
+    assert proc.returncode == 0, proc.stderr
+    assert host.ranges == [None, f"bytes={host.drop_at}-"]
+    assert [r.status for r in host.log] == [200, 206]
+    assert (model_dir / "tiny" / "model.gguf").read_bytes() == CONTENT
+
+
+def test_cli_refuses_a_wrong_checksum(mirror: Mirror, tmp_path: Path):
+    wrong = hashlib.sha256(b"the file models.json pins").hexdigest()
+    model_dir = tmp_path / "models"
+    proc = pull_published(mirror, model_dir, published_catalog(tmp_path, sha=wrong))
     assert proc.returncode == 1
-    assert "REWIND_MODEL_MIRROR" in proc.stderr and "docs/answers.md" in proc.stderr
-    assert not (tmp_path / "models").exists()
+    assert f"has sha256 {hashlib.sha256(CONTENT).hexdigest()}, expected {wrong}" in proc.stderr
+    assert "Nothing was installed: 127.0.0.1" in proc.stderr
+    assert not any((model_dir / "tiny").glob("*model.gguf*"))  # nor a part file
+    listed = json.loads(run_rewind(["models", "--json"], model_dir,
+                                   catalog=published_catalog(tmp_path, sha=wrong)).stdout)
+    assert not listed[0]["installed"]
+
+
+def test_cli_refuses_stand_in_bytes_for_the_real_recommended_model(mirror: Mirror,
+                                                                   tmp_path: Path):
+    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
+    (f,) = qwen.files
+    mirror.files = {sources.source_url(None, qwen, f).removeprefix(PUBLISHED_HF): SMALL}
+    proc = pull_published(mirror, tmp_path / "models", None, name=qwen.name)
+    assert proc.returncode == 1 and "models.json expects 1,117,320,736" in proc.stderr
+    assert [r.path for r in mirror.log] == [
+        "/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf"]
+    assert not models.status(qwen, tmp_path / "models").installed
+
+
+@pytest.mark.parametrize("where,words", [
+    ("http://model-host.invalid", "Could not reach model-host.invalid (its name could not be "
+                                  "looked up"),
+    ("closed", "Could not reach 127.0.0.1:{port} (nothing answers there"),
+])
+def test_cli_without_network_names_the_address_it_could_not_reach(tmp_path: Path, where: str,
+                                                                   words: str):
+    if where == "closed":  # a port nobody listens on
+        import socket
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        where, words = f"http://127.0.0.1:{port}", words.format(port=port)
+    proc = pull_published(where, tmp_path / "models", published_catalog(tmp_path))
+    assert proc.returncode == 1
+    assert words in proc.stderr
+    assert f"{where}/org/tiny/resolve/main/weights.bin" in proc.stderr  # the whole address
+    assert "--mirror" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "models" / "tiny" / "model.gguf").exists()

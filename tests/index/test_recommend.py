@@ -22,7 +22,9 @@ from rewind.index.models import FileSpec, LlmSpec
 from rewind.index.recommend import GIB, Machine
 
 ROOT = Path(__file__).resolve().parents[2]
-S = Settings()  # recommend_memory_share 0.25, recommend_max_wait_s 20, llm_batch_threads 2
+# recommend_memory_share 0.25, llm_batch_threads 2; a 20 s wait keeps the made-up ladder's
+# steps apart (the default, 8 s, is tested on the real catalog below)
+S = replace(Settings(), recommend_max_wait_s=20.0)
 
 
 def spec(name: str, params: float, memory_gib: float, prompt_tps: float | None,
@@ -168,3 +170,58 @@ def test_a_non_commercial_licence_is_listed_but_not_recommended():
     assert "the next larger, three, is licensed for non-commercial use only" in r.reason
     listed = next(o for o in r.to_dict()["options"] if o["name"] == "three")
     assert listed["fits"] and listed["licence"]["commercial"] is False
+
+
+def test_by_default_the_real_catalog_gives_this_machine_the_largest_model_within_8_s():
+    # The project's machine: 2 cores, 24 GiB. The 3-4B models would take 14-17 s.
+    assert Settings().recommend_max_wait_s == 8.0
+    specs = list(models.load_specs().llm.values())
+    r = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), specs=specs)
+    assert r.choice.spec.name == "qwen2.5-1.5b-instruct-q4_k_m"
+    assert r.choice.first_words_s is not None and r.choice.first_words_s <= 8.0
+    assert "qwen2.5-3b-instruct-q4_k_m, would take about 15 s before its first words" in r.reason
+    patient = recommend.recommend(Machine(24 * GIB, None, 2),
+                                  replace(Settings(), recommend_max_wait_s=20.0), specs=specs)
+    assert patient.choice.spec.name == "gemma-3-4b-it-q4_k_m"
+
+
+def test_gains_and_costs_are_against_the_model_answers_use_now(tmp_path: Path):
+    specs = list(models.load_specs().llm.values())
+    smol = models.llm_spec("smollm2-135m-instruct-q4_1")
+    folder = models.model_path(smol, tmp_path)
+    folder.mkdir(parents=True)
+    (folder / "model.gguf").write_bytes(b"x")  # installed (present, unverified)
+    r = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), tmp_path, specs=specs)
+    assert r.current is not None and r.current.spec.name == smol.name
+    gains, costs = " | ".join(r.gains), " | ".join(r.costs)
+    assert "11x the parameters of SmolLM2 135M (1.5B instead of 135M)" in gains
+    assert "600 tokens of your pages per answer instead of 300" in gains
+    assert "answers up to 240 tokens instead of 120" in gains
+    assert "a 1.12 GB download" in costs
+    assert "first words after ~7 s instead of ~1 s" in costs
+    assert "writing at ~27 tokens/s instead of ~104" in costs
+    d = r.to_dict()
+    assert d["current"]["name"] == smol.name and d["gains"] == r.gains and d["max_wait_s"] == 8
+    # Nothing installed: a language model instead of extracts; the choice itself: nothing.
+    none = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), tmp_path / "x",
+                               specs=specs)
+    assert none.current is None and "instead of sentences picked" in none.gains[0]
+    same = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), tmp_path,
+                               specs=[smol])
+    assert same.gains == [] and same.costs == []
+
+
+def test_cli_recommends_with_patience_and_says_how_to_get_it():
+    out = rewind("recommend", "--memory", "24", "--cores", "2")
+    assert out.returncode == 0, out.stderr
+    assert "Recommended: qwen2.5-1.5b-instruct-q4_k_m" in out.stdout
+    assert "gains: answers written by a language model" in out.stdout  # none installed here
+    assert "costs: a 1.12 GB download" in out.stdout
+    assert ("get it: rewind models pull qwen2.5-1.5b-instruct-q4_k_m (from huggingface.co"
+            in out.stdout)
+    patient = rewind("recommend", "--memory", "24", "--cores", "2", "--patience", "20",
+                     "--json")
+    assert json.loads(patient.stdout)["choice"]["name"] == "gemma-3-4b-it-q4_k_m"
+    assert json.loads(patient.stdout)["max_wait_s"] == 20
+    bad = rewind("recommend", "--patience", "0")
+    assert bad.returncode == 1 and "--patience 0: 0 is outside 1..600" in bad.stderr

@@ -13,10 +13,13 @@ from rewind.native.handlers import Coalescer
 
 def test_every_request_type_has_one_handler_in_a_known_lane():
     assert set(handlers.HANDLERS) == set(requests.schemas(Settings()))
-    assert {h.lane for h in handlers.HANDLERS.values()} == {"inline", "write", "read", "slow"}
+    assert {h.lane for h in handlers.HANDLERS.values()} == {"inline", "write", "read", "slow",
+                                                           "download"}
+    assert [t for t, h in handlers.HANDLERS.items() if h.lane == "download"] == ["pull_model"]
     writes = {t for t, h in handlers.HANDLERS.items() if h.lane == "write"}
     assert writes == {"index_page", "import_history", "record_visit", "forget", "clear",
-                      "set_settings", "set_rules", "import_chunk", "mcp_set_access"}
+                      "list_held", "decide_held", "set_settings", "set_rules", "import_chunk",
+                      "mcp_set_access"}
 
 
 def test_coalescer_sends_the_first_piece_at_once_and_the_rest_batched():

@@ -1,6 +1,6 @@
 /**
  * Actions relayed to the host for the extension's pages: search, stats, lists, settings,
- * forgetting, and the profiles (which store this browser uses).
+ * forgetting, the profiles (which store this browser uses), and the answering models.
  *
  * Job: one named handler per action, each `(deps, msg) => result`, passing on only the
  * fields the host request takes; after a forget or clear, drop what the worker still
@@ -75,6 +75,11 @@ export async function forget(deps, msg) {
 export function reindex(deps, msg) {
   const fields = pick(msg, ["model", "dim"]);
   return deps.native.request("reindex", { action: typeof msg.job === "string" ? msg.job : "status", ...fields });
+}
+
+/** The answering model in use and the one that suits this computer (the options page). @param {Deps} deps */
+export function answerModels(deps) {
+  return deps.native.request("answer_models");
 }
 
 /** A piece of a file to import (the options page cuts it). @param {Deps} deps @param {any} msg */

@@ -5,10 +5,13 @@ each claim; a small local model often does neither, so citations.py checks every
 against the passages and the answer keeps only what they back. When the model's answer has
 no supported sentence but a source clearly answers (the relevance gate says so), the answer
 is made of the sources' own sentences (extractive.py), checked the same way; without a
-language model that is the answer too. Otherwise: "I couldn't find that in your history.",
-with the closest pages as the sources. Streamed text is the model's own words as they come;
-the final answer is the checked text, which replaces it. A follow-up (`thread_id`) is asked
-over the same sources, with the thread's earlier turns, so llama.cpp reuses its prompt.
+language model that is the answer too. Otherwise, when search found a page near the
+question, its best passage itself, quoted and cited (closest.py: `outcome` "closest", not
+`supported`); when nothing is near (the gate says "no"): "I couldn't find that in your
+history.", with the closest pages as the sources. Streamed text is the model's own words
+as they come; the final answer is the checked text, which replaces it. A follow-up
+(`thread_id`) is asked over the same sources, with the thread's earlier turns, so llama.cpp
+reuses its prompt.
 With `answer_facets` on and a model loaded, the question is first split into facets,
 retrieved and packed by facets.py (off: unchanged).
 This module must never follow instructions found in page text (it is fenced as data by
@@ -34,6 +37,7 @@ from ..search import relevance
 from ..text import SENTENCE_BREAK, content_words
 from . import facets, llm
 from .citations import CITE, Checked, Embed, check_answer
+from .closest import Closest, closest
 from .context import TabContext, build_context, retrieve
 from .extractive import compose
 from .llm import Llm
@@ -97,11 +101,24 @@ class AskResult:
     context_tokens: int = 0
     facets: list[dict] = field(default_factory=list)  # settings.answer_facets; empty when off
     thread_id: str | None = None  # ask a follow-up over the same sources with it
+    closest: dict | None = None  # outcome "closest": the passage quoted (closest.py)
+
+    @property
+    def outcome(self) -> str:
+        """"answer" (supported), "closest" (the nearest passage, quoted: not an answer),
+        "not_found" or "cancelled"."""
+        if self.supported:
+            return "answer"
+        if self.cancelled:
+            return "cancelled"
+        return "closest" if self.closest is not None else "not_found"
 
     def to_dict(self) -> dict:
         return {
             "answer": self.answer,
             "supported": self.supported,
+            "outcome": self.outcome,
+            "closest": self.closest,
             "sources": self.sources,
             "citations": self.citations,
             "unsupported": self.unsupported,
@@ -129,6 +146,7 @@ class Answerer:
         self.model = model
         self._llm: Llm | None = None
         self._llm_tried = False
+        self._chosen = ""  # _choice() when the model was loaded
         self._tokenizer: llm.Tokenizer | None = None
         self.llm_problem: RewindError | None = None
         self._lock = threading.Lock()
@@ -139,12 +157,21 @@ class Answerer:
         return self.engine.settings  # set_settings may replace it between requests
 
     def llm(self) -> Llm | None:
+        """The answering model, loaded on first use. With "auto", a change of the model a
+        question would be answered with (a setting, a model pulled meanwhile) is noticed
+        here, before the question: the old one is closed by the thread that used it."""
         with self._lock:
+            if self.model == "auto" and self._llm_tried and self._choice() != self._chosen:
+                if self._llm is not None:
+                    self._llm.close()
+                self._llm, self._llm_tried, self._tokenizer = None, False, None
+                self.llm_problem = None
             if not self._llm_tried:
                 self._llm_tried = True
                 if self.model != "auto":
                     self._llm = self.model
                 else:
+                    self._chosen = self._choice()
                     try:
                         spec = llm.choose_spec(self.settings, self.model_dir)
                         if spec is None:
@@ -157,6 +184,14 @@ class Answerer:
                     except RewindError as exc:
                         self.llm_problem = exc
             return self._llm
+
+    def _choice(self) -> str:
+        """Which model a question would be answered with now (or why none), as a key."""
+        try:
+            spec = llm.choose_spec(self.settings, self.model_dir)
+        except RewindError as exc:
+            return f"! {exc.message}"
+        return spec.name if spec is not None else ""
 
     def tokenizer(self) -> llm.Tokenizer:
         """The answering model's tokenizer, without loading its weights if not loaded yet."""
@@ -265,7 +300,8 @@ class Answerer:
         }
 
         def result(answer: str, supported: bool, checked: Checked | None, raw: str,
-                   cancelled: bool = False, shown: BuiltContext | None = None) -> AskResult:
+                   cancelled: bool = False, shown: BuiltContext | None = None,
+                   near: Closest | None = None) -> AskResult:
             """`shown`: the sources the answer cites, when not those the model read (the
             thread keeps those: a follow-up is prompted with them)."""
             timings["total_ms"] = ms(time.perf_counter())
@@ -279,17 +315,34 @@ class Answerer:
             return AskResult(
                 answer=answer, supported=supported,
                 sources=[src.to_dict() for src in (shown or built).sources],
-                citations=[c.to_dict() for c in checked.checks] if checked else [],
+                citations=[near.citation()] if near else
+                [c.to_dict() for c in checked.checks] if checked else [],
                 unsupported=checked.unsupported if checked else [],
                 timings=timings, model=model.name if model is not None else None,
                 raw_answer=raw, notice=notice, cancelled=cancelled,
                 context_tokens=built.total_tokens, facets=[f.to_dict() for f in parts],
-                thread_id=tid)
+                thread_id=tid, closest=near.to_dict() if near else None)
 
         def could_not_find(checked: Checked | None = None, raw: str = "") -> AskResult:
             if on_chunk and not raw:  # nothing streamed yet: say it now
                 on_chunk(COULD_NOT_FIND)
             return result(COULD_NOT_FIND, False, checked, raw)
+
+        def nearest(checked: Checked | None, raw: str) -> AskResult:
+            """Search found a page near the question, but no answer is backed: its best
+            passage, quoted (closest.py), rather than a bare refusal."""
+            nonlocal notice
+            p = found.answerable if found is not None else None  # a follow-up: its sources
+            if p is not None and p < relevance.gauge().closest:
+                return could_not_find(checked, raw)  # near the topic, not the question
+            near = closest(question, built.sources, embed, qvec)
+            if near is None:
+                return could_not_find(checked, raw)
+            if on_chunk and not raw:
+                on_chunk(near.answer)
+            notice = _join(notice, "Nothing in your history backs an answer to this: here is "
+                                   "the passage closest to it.")
+            return result(near.answer, False, checked, raw, near=near)
 
         if not built.sources or answerable == "no":  # the history does not hold it: no
             return could_not_find()  # model time spent (its closest pages are the sources)
@@ -312,7 +365,7 @@ class Answerer:
                     notice = _join(notice, _left_out(checked.unsupported))
                 return result(checked.answer, True, checked, raw)
         if answerable != "yes":  # near the topic only: an extract would not answer
-            return could_not_find(checked, raw)
+            return nearest(checked, raw)
         # The model wrote nothing a source backs (or there is none), but a source is close
         # to the question: answer with its own sentences, checked like any answer. No model
         # reads them, so they may come from more passages than the model's prompt held.
@@ -327,7 +380,7 @@ class Answerer:
             timings["first_token_ms"] = ms(time.perf_counter())
         timings["check_ms"] = round((time.perf_counter() - t_extract) * 1000, 1)
         if extracted is None or not extracted.supported:
-            return could_not_find(checked, raw)
+            return nearest(checked, raw)
         if on_chunk and model is None:
             on_chunk(extracted.answer)
         if model is not None:

@@ -4,8 +4,10 @@ The browser's extension decides first (its own copy of the policy, page signals 
 a password field, the person's pauses); the host decides again for every page, whoever
 sends it (the extension, `rewind index`, `ingest`): the URL against the sensitive-page
 policy and the person's own rules (`screen_url`), then the page's own text against the
-content check (`screen_text`, after personal data was masked). A refusal is a Verdict
-that names the category and says why in words; nothing of the page is kept.
+content check (`screen_text`, after personal data was masked; with the page's own signals
+from the extension, and never for a category the person switched off). A refusal is a
+Verdict that names the category and says why in words (`hold`: the check is unsure and the
+person decides); nothing of the page is kept here.
 This module must never store, log or return page text: it answers yes or why not.
 """
 
@@ -14,13 +16,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-
+from .page_signals import PageSignals
 from .policy import Policy, Rules, Verdict, classify_url, load_policy
 from .sensitive import ContentCheck
 from .weburl import host_matches, parse_web_url
@@ -28,8 +29,6 @@ from .weburl import host_matches, parse_web_url
 log = logging.getLogger("rewind.capture")
 
 RULES_FILE = "capture_rules.json"  # the person's rules and masking choice (set_rules)
-
-Embed = Callable[[Sequence[str]], np.ndarray]
 
 
 @lru_cache(maxsize=1)
@@ -84,20 +83,35 @@ class Gate:
     check: ContentCheck | None  # None: the person switched the content check off
 
     @classmethod
-    def open(cls, data_dir: Path, embed: Embed | None, content_check: bool) -> Gate:
+    def open(cls, data_dir: Path, content_check: bool) -> Gate:
         choices = load_choices(data_dir)
         return cls(choices.rules, choices.redact,
-                   ContentCheck(embed, policy=policy()) if content_check else None)
+                   ContentCheck(policy=policy()) if content_check else None)
 
     def screen_url(self, url: str) -> Verdict | None:
         return classify_url(url, self.rules)
 
-    def screen_text(self, url: str, title: str, passages: Sequence[str]) -> Verdict | None:
+    def screen_text(self, url: str, title: str, passages: Sequence[str],
+                    signals: Mapping | None = None) -> Verdict | None:
         """The content check, unless the person said to always record this page's site
         (their word wins over the built-in judgement, as it does over the categories)."""
+        if self.check is None or self._always_recorded(url):
+            return None
+        return self.check.check(title, passages, PageSignals.from_dict(signals),
+                                disabled=self.rules.disabled)
+
+    def screen_titles(self, pages: Sequence[tuple[str, str]]) -> list[Verdict | None]:
+        """`screen_text(url, title, [])` of many (url, title) pages at once."""
         if self.check is None:
-            return None
+            return [None] * len(pages)
+        asked = [i for i, (url, _) in enumerate(pages) if not self._always_recorded(url)]
+        found = self.check.check_titles([pages[i][1] for i in asked], self.rules.disabled)
+        out: list[Verdict | None] = [None] * len(pages)
+        for i, verdict in zip(asked, found, strict=True):
+            out[i] = verdict
+        return out
+
+    def _always_recorded(self, url: str) -> bool:
         u = parse_web_url(url)
-        if u is not None and any(host_matches(u.hostname, s) for s in self.rules.always_record):
-            return None
-        return self.check.check(title, passages)
+        return u is not None and any(host_matches(u.hostname, s)
+                                     for s in self.rules.always_record)

@@ -48,13 +48,14 @@ class PageInput:
     # False: the text was loaded again from the site for a page imported from the history
     # (visits.py), not read in a tab: it fills in that page's text and counts no visit.
     read: bool = True
+    signals: dict | None = None  # what the page says of itself (capture/page_signals.py)
 
 
 @dataclass
 class IndexResult:
     url: str
     page_id: int | None  # None when skipped
-    status: str  # new | updated | unchanged | visit | skipped
+    status: str  # new | updated | unchanged | visit | skipped | held
     passages: int
     embedded: bool
     skipped: dict[str, str] | None = None  # why (gate.py's Verdict: category, label, why)

@@ -13,11 +13,18 @@ cases both must agree on). Its format:
         "hosts":    ["webmail\\.[a-z0-9.-]+"],# regex over the whole host
         "prefixes": ["github.com/settings"],  # this host, and a path starting with these segments
         "paths":    ["/(wallet|billing)", "settings/tokens"],   # whole path segments, below
-        "searches": [{"host": "bing\\.com", "path": "/search", "params": ["q"]}]
+        "searches": [{"host": "bing\\.com", "path": "/search", "params": ["q"]}],
+        "signals": {"apps": ["Nextcloud"],   # names a page declares itself (content check)
+                    "terms": {"de": ["kontostand", "überweisung*"], ...}}   # topic words
     }, ...]}
 
-Every rule is optional but a category needs one. "Host" always means the host name in lower
-case without a trailing dot and without a leading "www.". A path pattern is a list of segment
+Every rule is optional but a category needs one. `signals` are not URL rules: they are what
+the host's content check (content_lexicon.py, sensitive.py) recognises the category's pages
+by on a site no list knows — the app names a page declares (application-name, generator...)
+and topic words by language (lower case; a trailing "*" matches any ending of the last word).
+
+"Host" always means the host name in lower case without a trailing dot and without a
+leading "www.". A path pattern is a list of segment
 regexes joined by "/"; each must match one whole path segment (percent-decoded, lower case),
 the segments consecutive; a leading "/" anchors it at the first segment, otherwise it may
 start at any segment. So "checkout" matches /cart/checkout but not /how-to-checkout-books.
@@ -59,7 +66,8 @@ __all__ = ["Category", "Policy", "PolicyError", "Rules", "Verdict", "category_ta
 _ID = re.compile(r"[a-z][a-z0-9-]*")
 _HOSTNAME = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)+")
 _RULE_KEYS = ("domains", "hosts", "prefixes", "paths", "searches")
-_CATEGORY_KEYS = {"id", "label", "why", "default", *_RULE_KEYS}
+_CATEGORY_KEYS = {"id", "label", "why", "default", "signals", *_RULE_KEYS}
+_LANG = re.compile(r"[a-z]{2}")
 _ALLOWED_ESCAPES = set("d.-+?*()[]{}|^$/\\")
 _PERSON_KEYS = ("disabled_categories", "always_record", "paused_sites", "blocklist")
 MAX_RULE_ITEMS, MAX_RULE_CHARS = 500, 300  # as the extension's settings.js LIMITS
@@ -89,6 +97,14 @@ class Category:
     paths: tuple[tuple[bool, tuple[re.Pattern[str], ...]], ...] = ()  # (anchored, segments)
     searches: tuple[Search, ...] = ()
     sources: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    apps: tuple[str, ...] = ()  # app names its pages declare (lower case)
+    terms: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)  # by language
+    # the domains as a set: a site is looked up by its suffixes, not compared with each
+    # domain in turn (a history import screens thousands of addresses at once)
+    domain_set: frozenset[str] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "domain_set", frozenset(self.domains))
 
 
 @dataclass(frozen=True)
@@ -144,6 +160,7 @@ class Verdict:
     label: str
     why: str
     rule: str
+    hold: bool = False  # the content check is unsure: the person decides (holding.py)
 
     def to_dict(self) -> dict[str, str]:
         return {"category": self.category, "label": self.label, "why": self.why,
@@ -199,6 +216,31 @@ def _segment_patterns(where: str, text: str) -> tuple[bool, tuple[re.Pattern[str
     return anchored, tuple(_portable(where, p) for p in parts)
 
 
+def _signals(where: str, raw: object) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """A category's page signals: {"apps": [names], "terms": {language: [words]}}."""
+    if raw is None:
+        return (), {}
+    if not isinstance(raw, dict) or not set(raw) <= {"apps", "terms"}:
+        raise PolicyError(f"{where}: expected {{apps, terms}}.")
+    apps = _strings(f"{where}.apps", raw.get("apps", []))
+    terms = raw.get("terms", {})
+    if not isinstance(terms, dict):
+        raise PolicyError(f"{where}.terms: expected an object of language -> words.")
+    out = {}
+    for lang, words in terms.items():
+        if not _LANG.fullmatch(lang):
+            raise PolicyError(f"{where}.terms: {lang!r} is not a two-letter language code.")
+        words = _strings(f"{where}.terms.{lang}", words)
+        bad = [w for w in words if w != w.lower() or len(w) > 60
+               or not any(ch.isalpha() for ch in w)]
+        if bad:
+            raise PolicyError(f"{where}.terms.{lang}: {bad[0]!r} must be lower case, hold a "
+                              "letter (a number alone is in every page) and be at most 60 "
+                              "characters.")
+        out[lang] = tuple(words)
+    return tuple(a.lower() for a in apps), out
+
+
 def _category(where: str, raw: object, seen: dict[str, str]) -> Category:
     if not isinstance(raw, dict):
         raise PolicyError(f"{where}: a category must be an object.")
@@ -252,8 +294,10 @@ def _category(where: str, raw: object, seen: dict[str, str]) -> Category:
                                tuple(_strings(f"{w}.params", s["params"])), s["host"]))
     sources = {k: tuple(v["host"] if isinstance(v, dict) else v for v in raw.get(k, []))
                for k in _RULE_KEYS}
+    apps, terms = _signals(f"{where}.signals", raw.get("signals"))
     return Category(cid, raw["label"].strip(), raw["why"].strip(), raw["default"],
-                    tuple(domains), hosts, tuple(prefixes), paths, tuple(searches), sources)
+                    tuple(domains), hosts, tuple(prefixes), paths, tuple(searches), sources,
+                    apps, terms)
 
 
 def parse_policy(raw: object) -> Policy:
@@ -286,16 +330,27 @@ def load_policy(path: Path | None = None) -> Policy:
 
 
 def _path_match(anchored: bool, pats: tuple[re.Pattern[str], ...], segs: list[str]) -> bool:
-    starts = [0] if anchored else range(len(segs) - len(pats) + 1)
-    return any(all(p.fullmatch(segs[s + i]) for i, p in enumerate(pats)) for s in starts
-               if s + len(pats) <= len(segs))
+    last = len(segs) - len(pats)  # the last segment the pattern can start at
+    first, rest = pats[0], pats[1:]
+    for s in range(0, min(last, 0) + 1 if anchored else last + 1):
+        if first.fullmatch(segs[s]) and all(p.fullmatch(segs[s + 1 + i])
+                                            for i, p in enumerate(rest)):
+            return True
+    return False
 
 
-def _match_category(cat: Category, u: WebUrl, segs: list[str], params: dict[str, str]) -> str:
+def _suffixes(site: str) -> list[str]:
+    """`a.b.example.com` -> itself, `b.example.com`, `example.com`, `com`."""
+    parts = site.split(".")
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
+def _match_category(cat: Category, u: WebUrl, segs: list[str], params: dict[str, str],
+                    suffixes: list[str]) -> str:
     site = u.site
-    for d in cat.domains:
-        if site == d or site.endswith(f".{d}"):
-            return f"domain {d}"
+    if not cat.domain_set.isdisjoint(suffixes):
+        # the first of the category's domains that matches, as the rule to name
+        return next(f"domain {d}" for d in cat.domains if site == d or site.endswith(f".{d}"))
     for i, h in enumerate(cat.hosts):
         if h.fullmatch(site):
             return f"host {cat.sources['hosts'][i]}"
@@ -333,10 +388,11 @@ def classify_url(url: str, rules: Rules) -> Verdict | None:
     params: dict[str, str] = {}
     for k, v in parse_qsl(u.query, keep_blank_values=True):
         params.setdefault(k, v)
+    suffixes = _suffixes(u.site)
     for cat in rules.policy.categories:
         if cat.id in rules.disabled:
             continue
-        rule = _match_category(cat, u, segs, params)
+        rule = _match_category(cat, u, segs, params, suffixes)
         if rule:
             return Verdict(cat.id, cat.label, cat.why, rule)
     return None
@@ -344,8 +400,8 @@ def classify_url(url: str, rules: Rules) -> Verdict | None:
 
 def category_table(policy: Policy) -> str:
     """The categories as a markdown table (docs/capture.md holds it; a test compares)."""
-    rows = ["| Category (`id`) | Not recorded because it | Built-in rules | For example |",
-            "|:---|:---|---:|:---|"]
+    rows = ["| Category (`id`) | Not recorded because it | Built-in rules | For example | "
+            "Page signals |", "|:---|:---|---:|:---|:---|"]
     for c in policy.categories:
         n = sum(len(v) for v in c.sources.values())
         examples = [*c.domains[:3], *(f"{h}/{'/'.join(p)}" for h, p in c.prefixes[:1])]
@@ -355,6 +411,9 @@ def category_table(policy: Policy) -> str:
             names = [next((w for w in ws if w not in ("com", "www", "search", "html", "lite")),
                           "?") for ws in words]
             examples = [f"{', '.join(names)} result pages"]
+        words = sum(len(w) for w in c.terms.values())
+        signals = f"{words} words in {len(c.terms)} languages" + (
+            f", {len(c.apps)} app names" if c.apps else "")
         rows.append(f"| {c.label} (`{c.id}`) | {c.why} | {n} | "
-                    f"{', '.join(e.replace('|', '&#124;') for e in examples)} |")
+                    f"{', '.join(e.replace('|', '&#124;') for e in examples)} | {signals} |")
     return "\n".join(rows)

@@ -1,27 +1,31 @@
-"""Does a page's own text look like a private account page rather than an article about one?
+"""Is a page a private screen (an inbox, a statement, a payslip, a therapist's messages, a
+folder of scanned passports) rather than an article about the same thing, in any language?
 
-The host's content check, defence in depth behind the URL policy: an inbox, a statement, a
-portal message or a settings page with keys is refused whatever address it came from, while an
-encyclopedia page about online banking, OAuth docs or a how-to on paying off debt is kept.
+The host's content check, behind the URL policy: it decides by what a page is, not where it
+lives, so a self-hosted Nextcloud or a small regional bank no list holds is still refused,
+while an encyclopedia page about online banking or a how-to on payslips is kept.
 
-The decision reads densities of the text's own layout and personal data (content_features:
-masked account numbers, personal fields, e-mail addresses, phones, secrets, ledger lines,
-clock times, interface phrases per 1,000 words; shares of short, sentence and code lines), so
-a long page does not pile up evidence that a short one lacks. A logistic model over them
-(`sensitive.json`, fitted by `bench/sensitive.py --fit` on tests/data/sensitive_pages/ and on
-real documentation and encyclopedia pages, reported there cross-validated and on held-out
-corpora) gives the probability. A page is judged in windows of `content_features.WINDOW`
-passages (a browser page is one window; a long file is refused if any window looks like an
-account page). Only a refused page is embedded, to name its category by the nearest
-account-page prototypes (`sensitive.json`); without an embedder a text rule names it.
-This module must never store, log or send page text, and never embed more than the title and
-the first `MAX_PASSAGES` passages of the refused window.
+It reads densities of the text (content_features: personal data and fields, masked numbers,
+ledger lines, times, interface phrases, file listings, doses, crypto amounts, result lines,
+greetings, repeated record shapes, the strongest policy topic; shares of short, sentence and
+code lines) and the page's own signals (page_signals: signed in, account menu, signed out,
+greeting, a declared app, a composer), plus two products (a sensitive topic shown as a
+screen, or while signed in). A logistic model over them (`sensitive.json`, fitted by
+`python -m bench.sensitive --fit` on tests/data/sensitive_pages/ and on real documentation
+and encyclopedia pages in several languages; its cross-validated rates are in
+docs/benchmarks.md) gives a probability, and two thresholds make three answers: record,
+hold (unsure: the person decides, holding.py), refuse. A page is judged in windows of
+`content_features.WINDOW` passages (a browser page is one window; a long file is refused or
+held by its most private window). The category is the one whose topic words, record shapes
+and declared app the page shows most; a page of a category the person switched off is
+recorded.
+This module must never store, log or send page text.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -30,12 +34,32 @@ import numpy as np
 from .. import logistic
 from ..logistic import Logistic
 from . import content_features as cf
+from .content_lexicon import Lexicon, lexicon
+from .page_signals import SIGNAL_FEATURES, PageSignals, declared_categories, signal_features
 from .policy import Policy, Verdict, load_policy
 
-Embed = Callable[[list[str]], np.ndarray]
+INTERACTIONS = ("topic_x_short", "topic_x_numbers", "topic_x_signed_in")
+FEATURES = cf.FEATURES + SIGNAL_FEATURES + INTERACTIONS
+GENERIC = ("private", "Private page", "looks like a private page")  # no category's cues
+# How much a record shape or a declared app says for a category, besides its topic words.
+_SHAPES = {"file_lines": ("files", 2.0), "ledger_lines": ("finance", 1.0),
+           "masked_numbers": ("finance", 1.0), "crypto_lines": ("crypto", 3.0),
+           "dose_lines": ("health", 2.0), "result_lines": ("search", 3.0),
+           "secrets": ("account", 2.0)}
+APP_WEIGHT = 5.0
 
-MAX_PASSAGES = 12  # embedded per refused page besides the title
-TEXT_FEATURES = cf.FEATURES
+
+def window_matrix(counts: np.ndarray, signals: PageSignals | None,
+                  lex: Lexicon | None = None, policy: Policy | None = None) -> np.ndarray:
+    """`FEATURES` of each window of counts (rows), the page's signals on every window."""
+    text = cf.feature_matrix(counts)
+    sig = np.tile(signal_features(signals, lex, policy), (len(text), 1))
+    topic = text[:, cf.FEATURES.index("topic")]
+    short = text[:, cf.FEATURES.index("short_lines")]
+    numbers = text[:, cf.FEATURES.index("number_lines")]
+    signed_in = sig[:, SIGNAL_FEATURES.index("signed_in")]
+    return np.hstack([text, sig, np.stack([topic * short, topic * numbers, topic * signed_in],
+                                          axis=1)])
 
 
 @dataclass(frozen=True)
@@ -43,111 +67,129 @@ class Windows:
     """A page cut into windows: their first passage, their counts and their features."""
 
     starts: list[int]
-    counts: np.ndarray  # one row of content_features.COUNTS per window
-    features: np.ndarray  # one row of TEXT_FEATURES per window
+    counts: np.ndarray  # one row of content_features.counts_names() per window
+    features: np.ndarray  # one row of FEATURES per window
 
 
-def page_windows(title: str, passages: Sequence[str]) -> Windows:
+def page_windows(title: str, passages: Sequence[str], signals: PageSignals | None = None,
+                 lex: Lexicon | None = None) -> Windows:
     """The windows the check judges (one for a page of at most `WINDOW` passages)."""
-    rows = cf.page_counts(title, passages)
-    starts = cf.window_starts(len(passages))
+    rows = cf.page_counts(title, passages, lex)
     counts = cf.windows(rows)
-    return Windows(starts, counts, cf.feature_matrix(counts))
-
-
-def text_features(title: str, passages: Sequence[str]) -> dict[str, float]:
-    """The features of a page taken as one window (whatever its length)."""
-    return cf.features(cf.page_counts(title, passages).sum(axis=0))
+    return Windows(cf.window_starts(len(passages)), counts,
+                   window_matrix(counts, signals, lex))
 
 
 @dataclass(frozen=True)
 class Model(Logistic):
-    """The content check's logistic model (logistic.py) and the probability it refuses at."""
+    """The logistic model (logistic.py) and the probabilities at which a page is held and
+    refused."""
 
-    threshold: float = 0.5
+    hold: float = 0.5
+    refuse: float = 0.5
 
     def to_dict(self) -> dict:
-        return {**super().to_dict(), "threshold": self.threshold}
+        return {**super().to_dict(), "hold": self.hold, "refuse": self.refuse}
 
     @classmethod
     def from_dict(cls, d: dict) -> Model:
         m = Logistic.from_dict(d)
-        return cls(m.features, m.mean, m.scale, m.weights, m.bias, float(d["threshold"]))
+        return cls(m.features, m.mean, m.scale, m.weights, m.bias, float(d["hold"]),
+                   float(d["refuse"]))
+
+    def decide(self, p: float) -> str:
+        return "refuse" if p >= self.refuse else "hold" if p >= self.hold else "record"
 
 
-def fit(x: np.ndarray, labels: Sequence[int], features: Sequence[str], *,
-        sample_weight: Sequence[float] | None = None, l2: float = 1.0,
-        threshold: float = 0.5) -> Model:
+def fit(x: np.ndarray, labels: Sequence[int], features: Sequence[str] = FEATURES, *,
+        sample_weight: Sequence[float] | None = None, l2: float = 1.0, hold: float = 0.5,
+        refuse: float = 0.5) -> Model:
     """Weighted logistic regression with an L2 penalty (logistic.fit); `x`: one row per
     example, columns `features`."""
     m = logistic.fit(x, labels, features, sample_weight=sample_weight, l2=l2)
-    return Model(m.features, m.mean, m.scale, m.weights, m.bias, threshold)
+    return Model(m.features, m.mean, m.scale, m.weights, m.bias, hold, refuse)
 
 
 def load_params() -> dict:
-    """Prototypes and the calibrated model as shipped (sensitive.json)."""
+    """The fitted model as shipped (sensitive.json)."""
     text = resources.files(__package__).joinpath("sensitive.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """What the check made of a page: "record", "hold" or "refuse", how likely it is
+    private, its category, and the features of its most private window."""
+
+    action: str
+    probability: float
+    category: str
+    values: dict[str, float]
+    start: int  # the first passage of that window
+
+
 class ContentCheck:
-    """The content check; keeps the prototypes' vectors once the embedder computed them."""
+    """The content check with its model, the policy (categories) and the lexicon."""
 
-    def __init__(self, embed: Embed | None = None, *, params: dict | None = None,
-                 policy: Policy | None = None, model: Model | None = None) -> None:
-        self.params = params if params is not None else load_params()
+    def __init__(self, *, params: dict | None = None, policy: Policy | None = None,
+                 model: Model | None = None, lex: Lexicon | None = None) -> None:
         self.policy = policy if policy is not None else load_policy()
-        self.embed = embed
-        self.model = model or Model.from_dict(self.params["model"])
-        self._prototypes: tuple[np.ndarray, list[str]] | None = None
+        self.model = model or Model.from_dict((params or load_params())["model"])
+        self.lexicon = lex or lexicon()
+        self._cols = [FEATURES.index(f) for f in self.model.features]
 
-    def probability(self, title: str, passages: Sequence[str]
-                    ) -> tuple[float, dict[str, float], int]:
-        """How likely the page is a private account page (its most likely window), the
-        features that say so and the index of that window's first passage."""
-        win = page_windows(title, passages)
-        cols = [TEXT_FEATURES.index(f) for f in self.model.features]
-        probs = self.model.probabilities(win.features[:, cols])
+    def judge(self, title: str, passages: Sequence[str], signals: PageSignals | None = None,
+              disabled: Collection[str] = ()) -> Judgement:
+        """The check's answer for a page; a page whose category the person switched off
+        is recorded."""
+        win = page_windows(title, passages, signals, self.lexicon)
+        probs = self.model.probabilities(win.features[:, self._cols])
         best = int(np.argmax(probs))
-        values = dict(zip(TEXT_FEATURES, win.features[best].tolist(), strict=True))
-        return float(probs[best]), values, win.starts[best]
+        p = float(probs[best])
+        values = dict(zip(FEATURES, win.features[best].tolist(), strict=True))
+        action = self.model.decide(p)
+        category = self.category(win.counts[best], signals) if action != "record" else ""
+        if category in disabled:
+            action = "record"
+        return Judgement(action, p, category, values, win.starts[best])
 
-    def category(self, title: str, passages: Sequence[str], values: dict[str, float],
-                 vectors: np.ndarray | None = None) -> str:
-        """The policy category of a refused page. `vectors`: the embeddings of the title and
-        the passages if the caller has them already (title first)."""
-        if values["secrets"] > 0:
-            return "account"
-        if self.embed is None:
-            if values["ledger_lines"] > 0 or values["masked_numbers"] > 0:
-                return "finance"
-            return "mail" if values["emails"] > 0 or values["times"] > 0 else "account"
-        if self._prototypes is None:
-            protos = self.params["prototypes"]
-            self._prototypes = (np.asarray(self.embed([t for ts in protos.values() for t in ts])),
-                                [c for c, ts in protos.items() for _ in ts])
-        protos_v, cats = self._prototypes
-        if vectors is None:
-            vectors = self.embed([t for t in [title, *passages[:MAX_PASSAGES]] if t.strip()])
-        sims = np.asarray(vectors)[: MAX_PASSAGES + 1] @ protos_v.T
-        best: dict[str, float] = {}
-        for j, c in enumerate(cats):
-            best[c] = max(best.get(c, -1.0), float(sims[:, j].mean()))
-        return max(best, key=lambda c: best[c])
+    def check_titles(self, titles: Sequence[str], disabled: Collection[str] = ()
+                     ) -> list[Verdict | None]:
+        """`check(title, [])` of many pages at once (a history import: titles alone, no
+        signals): the same answers, with one feature matrix instead of one a page."""
+        if not titles:
+            return []
+        counts = np.array([cf.page_counts(t, [], self.lexicon)[0] for t in titles])
+        probs = self.model.probabilities(window_matrix(counts, None, self.lexicon)[:, self._cols])
+        return [None if self.model.decide(float(p)) == "record" else
+                self.check(t, [], None, disabled) for t, p in zip(titles, probs, strict=True)]
 
-    def check(self, title: str, passages: Sequence[str], url: str = "",
-              vectors: np.ndarray | None = None) -> Verdict | None:
-        """A Verdict when the page looks like a private account page, else None. The
-        decision is the text's; `url` is not read (pages from any source are checked alike)."""
-        p, values, start = self.probability(title, passages)
-        if p < self.model.threshold:
+    def category(self, counts: np.ndarray, signals: PageSignals | None = None) -> str:
+        """The policy category a window shows most (its topic words, record shapes and
+        declared app), or "private" when it shows none."""
+        ids = [c.id for c in self.policy.categories]
+        scores = dict.fromkeys(ids, 0.0)
+        scores.update({t: float(v) for t, v in zip(cf.topics(), cf.topic_counts(counts)[0],
+                                                    strict=True) if t in scores})
+        for name, (cat, weight) in _SHAPES.items():
+            if cat in scores:
+                scores[cat] += weight * float(cf.count(counts, name)[0])
+        for cat in declared_categories(signals, self.policy):
+            scores[cat] += APP_WEIGHT
+        best = max(ids, key=lambda c: scores[c])  # ties: the policy's order
+        return best if scores[best] > 0 else GENERIC[0]
+
+    def check(self, title: str, passages: Sequence[str], signals: PageSignals | None = None,
+              disabled: Collection[str] = ()) -> Verdict | None:
+        """A Verdict (`hold` set when unsure) when the page looks private, else None."""
+        j = self.judge(title, passages, signals, disabled)
+        if j.action == "record":
             return None
-        if vectors is not None:  # the refused window's rows, the title's first
-            vectors = np.vstack([vectors[:1], vectors[1 + start: 1 + start + MAX_PASSAGES]])
-        category = self.category(title, passages[start:], values, vectors)
-        cat = self.policy.category(category)
-        label, why = (cat.label, cat.why) if cat else ("Private page", "looks like a private page")
-        return Verdict(category, label, why, f"content {p:.2f}: {', '.join(self.reasons(values))}")
+        cat = self.policy.category(j.category)
+        label, why = (cat.label, cat.why) if cat else GENERIC[1:]
+        return Verdict(j.category, label, why,
+                       f"content {j.probability:.2f}: {', '.join(self.reasons(j.values))}",
+                       hold=j.action == "hold")
 
     def reasons(self, values: dict[str, float], n: int = 3) -> list[str]:
         """The features that pushed the score up most ("few sentence_lines" when a feature
@@ -157,10 +199,3 @@ class ContentCheck:
         ranked = sorted(zip(contrib.tolist(), self.model.features, self.model.weights.tolist(),
                             strict=True), reverse=True)
         return [f if w > 0 else f"few {f}" for c, f, w in ranked[:n] if c > 0]
-
-
-def check_page(title: str, passages: Sequence[str], url: str, embed: Embed | None
-               ) -> Verdict | None:
-    """One-off check (prototypes are embedded again on each refusal: hold a ContentCheck
-    when checking many pages)."""
-    return ContentCheck(embed).check(title, passages, url)

@@ -1,4 +1,5 @@
-"""`rewind models`: what is installed, pulling a model from a mirror, and which one suits.
+"""`rewind models`: what is installed, pulling a model (from where it is published, or a
+mirror), and which answering model suits this machine.
 
 This module must never download anything the person did not ask for.
 """
@@ -6,8 +7,11 @@ This module must never download anything the person did not ask for.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import sys
+import urllib.parse
 
-from .. import config
+from .. import config, profile_settings
 from ..errors import Code, RewindError
 from ..index import models
 from .common import Command, emit
@@ -50,13 +54,16 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_models_pull(args: argparse.Namespace) -> int:
-    from ..index import download
+    from ..index import download, sources
 
     if not args.name:
         raise RewindError(Code.BAD_REQUEST, "Which model? `rewind models pull NAME`.",
                           "`rewind models` lists the names.")
     spec = models.load_specs().get(args.name)
-    mirror = download.mirror_setting(args.mirror)
+    mirror = sources.mirror_setting(args.mirror)
+    note = sources.source_note(mirror)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     pulled = download.pull(spec, config.model_dir(), mirror, progress=download.Bar())
     rows = [{"file": p.name, "path": str(p.path), "bytes": p.bytes, "sha256": p.sha256 or None,
              "checked_against_known_sha256": p.verified, "checked_against": p.against or None,
@@ -86,12 +93,22 @@ def cmd_models_recommend(args: argparse.Namespace) -> int:
     if args.cores is not None and not 1 <= args.cores <= 1024:
         raise RewindError(Code.BAD_REQUEST, f"--cores {args.cores} is not a number of cores.",
                           "Give a whole number of cores, e.g. --cores 4.")
+    # The person's saved settings: the answering model they chose (the options page).
+    settings = profile_settings.apply(config.Settings(), config.data_dir(override=args.data_dir))
+    if args.patience is not None:
+        try:
+            wait = config.check_value("recommend_max_wait_s", args.patience)
+        except ValueError as exc:
+            raise RewindError(Code.BAD_REQUEST, f"--patience {args.patience:g}: {exc}.",
+                              "Give the seconds you would wait for an answer's first words, "
+                              "e.g. --patience 20.") from None
+        settings = dataclasses.replace(settings, recommend_max_wait_s=wait)
     asked = args.memory is not None or args.cores is not None
     machine = recommend.Machine(
         int(args.memory * recommend.GIB) if args.memory is not None else here.memory_bytes,
         None if asked else here.available_bytes,
         args.cores if args.cores is not None else here.cores)
-    r = recommend.recommend(machine, config.Settings(), config.model_dir())
+    r = recommend.recommend(machine, settings, config.model_dir())
     emit(args, r.to_dict(), _recommendation_text(r, asked))
     return 0
 
@@ -106,19 +123,28 @@ def _recommendation_text(r, asked: bool) -> str:
         "",
         f"Recommended: {c.spec.name} — {c.spec.description}",
         f"  why: {r.reason}.",
-        f"  costs: {_gb(c.spec.file_bytes)} to download, ~{_gib(c.memory_bytes)} of memory; "
-        f"{_speed(c)}.",
+        f"  speed: {_speed(c)}.",
         f"  answers: {c.budget:,} tokens of sources and up to {c.length:,} tokens of answer "
         f"({c.spec.n_ctx:,}-token context).",
     ]
     if c.spec.licence:
         lines.append(f"  licence: {c.spec.licence.name} ({c.spec.licence.terms})"
                      + (f", {c.spec.licence.use}" if c.spec.licence.use else ""))
-    if c.installed:
-        lines.append("  installed already.")
-    elif any(f.download for f in c.spec.files):
-        lines.append(f"  get it: rewind models pull {c.spec.name} --mirror URL "
-                     "(docs/answers.md: where from is your choice)")
+    now = r.current
+    if now is not None and now.spec.name == c.spec.name:
+        lines.append("  answers use it already.")
+    else:
+        was = f"{now.spec.name}, which answers now" if now else "answers from your pages' own " \
+            "sentences (no language model is installed)"
+        lines.append(f"  against {was}:")
+        lines += [f"    gains: {g}" for g in r.gains] + [f"    costs: {c_}" for c_ in r.costs]
+    if c.installed and (now is None or now.spec.name != c.spec.name):
+        lines.append(f"  installed already: `rewind ask --model {c.spec.name}` uses it "
+                     "(or choose it on the options page)")
+    elif not c.installed and any(f.url for f in c.spec.files):
+        hosts = sorted({urllib.parse.urlsplit(f.url).netloc for f in c.spec.files if f.url})
+        lines.append(f"  get it: rewind models pull {c.spec.name} (from {', '.join(hosts)}, "
+                     "where it is published; --mirror URL for another place)")
     lines += ["", f"{'model':30} {'params':>6} {'download':>9} {'memory':>9} "
               f"{'first words':>11}  speed"]
     for e in r.options:
@@ -160,8 +186,13 @@ def register(command: Command) -> None:
                     "everything with it; search keeps working meanwhile)")
     sp.add_argument("--dim", type=int, help="use: a Matryoshka dimension the model allows")
     sp.add_argument("--verify", action="store_true", help="check every file's sha256")
-    sp.add_argument("--mirror", help="where to download from (or $REWIND_MODEL_MIRROR); "
-                    "a URL template with {repo} and {path}, see docs/answers.md")
+    sp.add_argument("--mirror", help="pull: download from this mirror instead of where the "
+                    "model is published (or $REWIND_MODEL_MIRROR); a URL template with {repo} "
+                    "and {path}, see docs/answers.md")
     sp.add_argument("--memory", type=float, metavar="GB",
                     help="recommend: for a machine with this much memory (GiB)")
     sp.add_argument("--cores", type=int, help="recommend: for a machine with this many cores")
+    sp.add_argument("--patience", type=float, metavar="S",
+                    help="recommend: the seconds you would wait for an answer's first words "
+                    f"(default {config.Settings().recommend_max_wait_s:g}): more allows a "
+                    "larger, slower model")

@@ -102,8 +102,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
                                              "visit_count", "dwell_s")} for s in r.sources]
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    if r.raw_answer.strip() != r.answer.strip():
-        print("\n\nChecked against your pages:")
+    streamed = r.raw_answer.strip()  # the model's words; else the final answer was streamed
+    if streamed and streamed != r.answer.strip():
+        print("\n\nChecked against your pages:" + (
+            " no sentence of that is backed by them." if r.outcome == "closest" else ""))
         print(r.answer)
     else:
         print()
@@ -112,7 +114,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         for sentence in r.unsupported:
             print(f"  - {sentence}")
     if r.sources:
-        print("\nSources:" if r.supported else "\nThe closest pages:")
+        print("\nSources:" if r.supported or r.closest else "\nThe closest pages:")
         for src in r.sources:
             when = (f" (visited {ago(src['visited_at'])}, {src['visit_count']} visit"
                     f"{'s' if src['visit_count'] != 1 else ''}, read {duration(src['dwell_s'])})"

@@ -1,10 +1,8 @@
 """`rewind models pull NAME`: download a model's files, resumably, checked, atomically.
 
-Where from is the person's setting, never a default: `--mirror` or `$REWIND_MODEL_MIRROR`
-(docs/answers.md). A mirror is either a URL template with `{repo}` and `{path}` (and
-optionally `{file}`, `{model}`), filled from the file's `download` entry in models.json
-("<repo> <path>"), or a base URL to which `/<repo>/<path>` is appended. For a model hub
-with the usual layout, the template is `https://<hub>/{repo}/resolve/main/{path}`.
+Where from is sources.py's answer: by default the address its publisher serves each file
+at (models.json's `url`, with the file's pinned sha256 and size), or a mirror the person
+names (docs/answers.md).
 
 Each file downloads to `.<name>.part` in the model's folder. An interrupted download is
 resumed with an HTTP Range request (a server that ignores Range makes it start over);
@@ -12,19 +10,22 @@ the sha256 is checked when models.json knows it (a mismatch deletes the part fil
 the file is renamed into place only when complete, so a model folder never holds a half
 file under its real name. Without a published sha256 the first download is trusted and its
 sha256 recorded; a later download of that file (after damage) must match the record. A
-size models.json knows is checked against what the mirror announces before the download.
-Files already installed and verified are skipped.
+size models.json knows is checked against what the server announces before the download.
+Files already installed and verified are skipped. An address that cannot be reached at
+all (no network, no such host) is named in the error at once, not retried.
 This module must never download anything the person did not ask for, never contact a
-host other than the mirror's (and where the mirror redirects: hubs serve large files from
-a storage host), and never leave a half file under a real name.
+host other than the file's published one or the mirror (and where they redirect: hubs
+serve large files from a storage host), and never leave a half file under a real name.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import http.client
 import os
 import re
+import socket
 import sys
 import time
 import urllib.error
@@ -40,73 +41,35 @@ import filelock
 from .. import config
 from ..errors import Code, RewindError
 from . import models
-from .models import FileSpec, Spec
+from .models import Spec
+from .sources import MIRROR_ENV, source_url
 
-MIRROR_ENV = "REWIND_MODEL_MIRROR"
 LOCK_NAME = ".pull.lock"  # in the model's folder, held while a pull downloads
 CHUNK = 1 << 20
 Progress = Callable[[str, int, int | None], None]  # (file name, bytes done, total or None)
+# Connecting failed before a byte came: waiting a few seconds will not change it.
+UNREACHABLE = (errno.ECONNREFUSED, errno.ENETUNREACH, errno.EHOSTUNREACH, errno.EADDRNOTAVAIL)
 
 
-def mirror_setting(given: str | None = None) -> str:
-    """--mirror, else $REWIND_MODEL_MIRROR; a clear error when neither is set."""
-    mirror = (given or os.environ.get(MIRROR_ENV, "")).strip()
-    if not mirror:
-        raise RewindError(
-            Code.NOT_AVAILABLE,
-            "No download location is set for models.",
-            f"Set ${MIRROR_ENV} (or pass --mirror) to where the model files can be "
-            "downloaded: a URL template such as https://<model hub>/{repo}/resolve/main/{path}, "
-            "or a base URL that serves <repo>/<path>. See docs/answers.md.",
-        )
-    if not re.match(r"^https?://", mirror):
-        raise RewindError(
-            Code.BAD_REQUEST,
-            f"The mirror {mirror!r} is not an http(s) URL.",
-            "Give a URL starting with https:// (or http:// for a local mirror).",
-        )
-    host = urllib.parse.urlsplit(mirror).netloc
-    if not host or "{" in host:  # the host is the person's, never filled from models.json
-        raise RewindError(
-            Code.BAD_REQUEST,
-            f"The mirror {mirror!r} does not name its host.",
-            "Write the host out; fields go in the path, as in "
-            "https://<model hub>/{repo}/resolve/main/{path}.",
-        )
-    return mirror
+def _unreachable(exc: BaseException) -> bool:
+    """Whether connecting failed outright: no such host, or nobody answers there."""
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, socket.gaierror):
+        return True
+    return isinstance(reason, OSError) and reason.errno in UNREACHABLE
 
 
-def file_url(mirror: str, spec: Spec, f: FileSpec) -> str:
-    if not f.download:
-        raise RewindError(
-            Code.NOT_AVAILABLE,
-            f"{spec.name}/{f.name} is not downloadable.",
-            f"It comes from a package: run `{config.setup_command()}`.",
-        )
-    repo, _, path = f.download.partition(" ")
-    if not repo or not path:
-        raise RewindError(
-            Code.INTERNAL,
-            f"models.json: bad download entry {f.download!r} for {spec.name}/{f.name}.",
-            "Report this as a bug.",
-        )
-    quote = urllib.parse.quote
-    fields = {
-        "repo": quote(repo),
-        "path": quote(path),
-        "file": quote(f.name),
-        "model": quote(spec.name),
-    }
-    if "{" in mirror:
-        try:
-            return mirror.format(**fields)
-        except (KeyError, IndexError, ValueError, AttributeError, TypeError) as exc:
-            raise RewindError(
-                Code.BAD_REQUEST,
-                f"The mirror template {mirror!r} has an unknown field ({exc}).",
-                "Use {repo}, {path}, {file} and {model} only.",
-            ) from None
-    return f"{mirror.rstrip('/')}/{fields['repo']}/{fields['path']}"
+def _why_unreachable(exc: BaseException) -> str:
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, socket.gaierror):
+        return f"its name could not be looked up: {reason.strerror or reason}"
+    if isinstance(reason, OSError) and reason.errno == errno.ECONNREFUSED:
+        return "nothing answers there: connection refused"
+    return f"no route there: {getattr(reason, 'strerror', None) or reason}"
+
+
+def _host_of(url: str) -> str:
+    return urllib.parse.urlsplit(url).netloc or url
 
 
 @dataclass
@@ -211,8 +174,9 @@ def fetch(
                 raise RewindError(
                     Code.NOT_FOUND,
                     f"{url} answered {exc.code} {exc.reason}.",
-                    f"Check the mirror setting (${MIRROR_ENV} / --mirror) and that it "
-                    "serves this model.",
+                    "The file is not served there (any more). With a mirror (--mirror / "
+                    f"${MIRROR_ENV}), check that it serves this model; without one, "
+                    "models.json's address may be out of date: report it.",
                 ) from None
             attempt += 1
             if attempt > retries:
@@ -223,13 +187,23 @@ def fetch(
                 ) from None
         except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets,
             # and http.client's IncompleteRead (a chunked answer cut off), not an OSError
+            if _unreachable(exc):
+                raise RewindError(
+                    Code.NOT_AVAILABLE,
+                    f"Could not reach {_host_of(url)} ({_why_unreachable(exc)}) to download "
+                    f"{name} from {url}.",
+                    "Check this computer's connection to the internet, then run the same "
+                    "command again" + (f" (it resumes from {have:,} bytes)" if have else "")
+                    + ". If this computer may not reach that address, download through a "
+                    f"mirror: --mirror URL or ${MIRROR_ENV} (docs/answers.md).",
+                ) from None
             attempt += 1
             if attempt > retries:
                 raise RewindError(
                     Code.NOT_AVAILABLE,
-                    f"Downloading {name} failed: {exc}.",
-                    f"Check the connection and the mirror; run the same command again: it "
-                    f"resumes from {have} bytes.",
+                    f"Downloading {name} from {_host_of(url)} failed: {exc}.",
+                    f"Check the connection; run the same command again: it resumes from "
+                    f"{have:,} bytes.",
                 ) from None
         time.sleep(min(5.0, 0.5 * 2**attempt))
 
@@ -245,13 +219,14 @@ def fetch(
                 Code.MODEL_INVALID,
                 f"{name} downloaded from {url} has sha256 {digest}, but the one first "
                 f"downloaded had {expected_sha256} (recorded in {dest.parent / models.MARKER}).",
-                "Nothing was installed: the mirror now serves another file. If you trust it, "
-                f"delete {dest.parent} and pull again.",
+                f"Nothing was installed: {_host_of(url)} now serves another file. If you "
+                f"trust it, delete {dest.parent} and pull again.",
             )
         raise RewindError(
             Code.MODEL_INVALID,
             f"{name} downloaded from {url} has sha256 {digest}, expected {expected_sha256}.",
-            "Nothing was installed. The mirror serves another file: check the mirror setting.",
+            f"Nothing was installed: {_host_of(url)} serves another file than the one "
+            "models.json pins. With a mirror, check the mirror setting.",
         )
     os.replace(part, dest)
     dir_fd = os.open(dest.parent, os.O_RDONLY)
@@ -267,22 +242,25 @@ def _wrong_size(name: str, url: str, size: int, expected: int) -> RewindError:
     return RewindError(
         Code.MODEL_INVALID,
         f"{url} serves {name} with {size:,} bytes; models.json expects {expected:,}.",
-        "Nothing was installed. The mirror serves another file: check the mirror setting.",
+        f"Nothing was installed: {_host_of(url)} serves another file than the one "
+        "models.json pins. With a mirror, check the mirror setting.",
     )
 
 
 def pull(
     spec: Spec,
     model_dir: Path,
-    mirror: str,
+    mirror: str | None = None,
     *,
     progress: Progress | None = None,
     timeout: float = 30.0,
     retries: int = 3,
 ) -> list[Pulled]:
-    """Download every file of `spec` not installed yet; then verify the whole model.
+    """Download every file of `spec` not installed yet, from `mirror` (None: where each
+    file is published); then verify the whole model.
 
-    One pull of a model at a time: two would append to the same part files.
+    One pull of a model at a time: two would append to the same part files. An exception
+    `progress` raises (a cancel) stops the download and keeps its part file to resume.
     """
     dest = models.model_path(spec, model_dir)
     have = models.status(spec, model_dir, verify=True)
@@ -304,7 +282,7 @@ def pull(
     ]
     if not todo:
         return out
-    urls = {f.name: file_url(mirror, spec, f) for f in todo}  # a bad template fails first
+    urls = {f.name: source_url(mirror, spec, f) for f in todo}  # a bad template fails first
     dest.mkdir(parents=True, exist_ok=True)
     lock = filelock.FileLock(str(dest / LOCK_NAME))
     try:

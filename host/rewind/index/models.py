@@ -1,8 +1,9 @@
 """Model specs (models.json) and the model directory: what is installed, and in what state.
 
-Specs are data: models.json names each model's files, their sha256 and, for offline
-defaults, the PyPI package and wheel member each file is read from (packages.py installs
-them; download.py pulls others from a mirror). This module reports what is present. It
+Specs are data: models.json names each model's files, their sha256 and size, and either
+the PyPI package and wheel member the file is read from (the offline defaults: packages.py
+installs them) or the address its publisher serves it at (download.py pulls it from there,
+or from a mirror the person names). This module reports what is present. It
 must never download anything, and never load a model (the embedder and answerer do).
 
 Checksums: a file's full sha256 is verified when it is installed and recorded, with its
@@ -31,6 +32,9 @@ from . import catalog
 from .catalog import Licence, Measured, Shape
 
 MARKER = "rewind-install.json"  # per-model record of files verified at install
+# Tests only: another models.json (stand-in models a local server can serve, their sha256
+# pinned like the real ones'); a person never sets it.
+TEST_CATALOG_ENV = "REWIND_TEST_MODEL_CATALOG"
 INSTALL_HINT = f"run `{config.setup_command()}`"
 
 
@@ -40,9 +44,10 @@ class FileSpec:
     sha256: str | None  # None: not known in advance (downloaded models)
     package: str | None = None  # pinned PyPI requirement whose wheel holds the file
     member: str | None = None  # path of the file inside that wheel
-    download: str | None = None  # "<repo> <path>" for `rewind models pull`
+    download: str | None = None  # "<repo> <path>": where a mirror keeps it (download.py)
     bytes: int | None = None  # its size, when known in advance
     made_from: str | None = None  # made at install from this file of the model (e5_convert)
+    url: str | None = None  # where its publisher serves it (`rewind models pull`'s default)
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,7 @@ class LlmSpec:
     max_answer_tokens: int
     files: tuple[FileSpec, ...]
     family: str = ""
+    label: str = ""  # what a person calls it: "Qwen2.5 1.5B"
     parameters_b: float = 0.0  # billions
     quantisation: str = ""
     licence: Licence | None = None
@@ -121,6 +127,7 @@ def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
             download=f.get("download"),
             bytes=f.get("bytes"),
             made_from=f.get("made_from"),
+            url=f.get("url"),
         )
         for fname, f in raw.items()
     )
@@ -130,11 +137,23 @@ def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
             raise ValueError(f"models.json: {name}/{f.name} has a package but no member/sha256")
         if not (f.package or f.download or f.made_from):
             raise ValueError(f"models.json: {name}/{f.name} has neither package nor download")
+        if f.download and not _published_at(f):
+            raise ValueError(f"models.json: {name}/{f.name} needs an https url ending in its "
+                             "download path")
     return files
 
 
+def _published_at(f: FileSpec) -> bool:
+    """Whether a downloadable file names the https address it is published at, and that
+    address is the one its download entry describes (the same repo and path)."""
+    repo, _, path = (f.download or "").partition(" ")
+    url = f.url or ""
+    return url.startswith("https://") and f"/{repo}/" in url and url.endswith(f"/{path}")
+
+
 def load_specs(source: Path | None = None) -> Specs:
-    """Parse models.json (the package's own unless `source` is given)."""
+    """Parse models.json (the package's own unless `source` is given, or a test names one)."""
+    source = source or os.environ.get(TEST_CATALOG_ENV) or None
     if source is None:
         text = resources.files(__package__).joinpath("models.json").read_text("utf-8")
     else:
@@ -168,6 +187,7 @@ def load_specs(source: Path | None = None) -> Specs:
             max_answer_tokens=m["max_answer_tokens"],
             files=_files(name, m["files"]),
             family=m.get("family", ""),
+            label=m.get("label", ""),
             parameters_b=m.get("parameters_b", 0.0),
             quantisation=m.get("quantisation", ""),
             licence=Licence(**m["licence"]) if "licence" in m else None,
@@ -374,6 +394,7 @@ def describe(model_dir: Path, verify: bool = False) -> list[dict[str, Any]]:
                 "status": st.summary,
                 "path": str(st.path),
                 "description": spec.description,
+                "label": spec.label if isinstance(spec, LlmSpec) else spec.name,
                 "sha256_published": all(f.sha256 for f in spec.files),
                 "download_bytes": sum(f.bytes or 0 for f in spec.files if f.download) or None,
             }

@@ -2,8 +2,11 @@
 
 The choice: the largest model (by parameters) whose memory fits in
 `recommend_memory_share` of the machine's memory and whose first words, for the answer
-budget its context gets, would come within `recommend_max_wait_s`; a model whose licence
-allows non-commercial use only is listed but not recommended (Rewind may be used at work). Memory is
+budget its context gets, would come within `recommend_max_wait_s` (8 s: a person waits
+that long for an answer; `rewind models recommend --patience S` asks for another limit);
+a model whose licence allows non-commercial use only is listed but not recommended (Rewind
+may be used at work). Beside it, the model answers use now, so that a person sees what
+the change gains and what it costs (`gains`, `costs`). Memory is
 catalog.memory_bytes; speed is what bench/ladder.py measured here (models.json
 "measured"), scaled to the threads the host reads prompts with; a model without a
 measurement is extrapolated from the offline default's. Every figure is an estimate and
@@ -108,6 +111,51 @@ class Recommendation:
     reason: str
     options: list[Estimate]
     notes: list[str] = field(default_factory=list)
+    current: Estimate | None = None  # the model answers use now (None: none installed)
+    max_wait_s: float = 0.0  # the wait for first words the choice was made with
+
+    @property
+    def gains(self) -> list[str]:
+        """What answering with the choice instead of the current model gives, in phrases."""
+        c, now = self.choice, self.current
+        if now is None:
+            return ["answers written by a language model instead of sentences picked from "
+                    "your pages"]
+        if now.spec.name == c.spec.name:
+            return []
+        out = []
+        if c.spec.parameters_b > now.spec.parameters_b:
+            out.append(f"a model with {c.spec.parameters_b / now.spec.parameters_b:.0f}x the "
+                       f"parameters of {now.spec.label or now.spec.name} "
+                       f"({_params(c.spec.parameters_b)} instead of "
+                       f"{_params(now.spec.parameters_b)}); how much better its answers "
+                       "are was not measured here")
+        if c.budget > now.budget:
+            out.append(f"{c.budget:,} tokens of your pages per answer instead of {now.budget:,}")
+        if c.length > now.length:
+            out.append(f"answers up to {c.length:,} tokens instead of {now.length:,}")
+        return out
+
+    @property
+    def costs(self) -> list[str]:
+        """What the choice costs over the current model, in phrases."""
+        c, now = self.choice, self.current
+        if now is not None and now.spec.name == c.spec.name:
+            return []
+        out = []
+        if not c.installed and c.spec.file_bytes:
+            out.append(f"a {c.spec.file_bytes / 1e9:.2f} GB download")
+        was = f" instead of {gib(now.memory_bytes)}" if now is not None else ""
+        out.append(f"{gib(c.memory_bytes)} of memory while answering{was}")
+        if c.first_words_s is not None:
+            was = (f" instead of ~{now.first_words_s:.0f} s"
+                   if now is not None and now.first_words_s is not None else "")
+            out.append(f"first words after ~{c.first_words_s:.0f} s{was}")
+        if c.tokens_per_s is not None and now is not None and now.tokens_per_s \
+                and c.tokens_per_s < now.tokens_per_s:
+            out.append(f"writing at ~{c.tokens_per_s:.0f} tokens/s instead of "
+                       f"~{now.tokens_per_s:.0f}")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         m = self.machine
@@ -117,6 +165,9 @@ class Recommendation:
             "allowed_bytes": self.allowed_bytes, "threads": self.threads,
             "choice": self.choice.to_dict(), "reason": self.reason,
             "options": [o.to_dict() for o in self.options], "notes": self.notes,
+            "current": self.current.to_dict() if self.current else None,
+            "gains": self.gains, "costs": self.costs,
+            "max_wait_s": self.max_wait_s,
         }
 
 
@@ -165,7 +216,8 @@ def estimate(spec: LlmSpec, machine: Machine, settings: Settings, ref: LlmSpec |
 
 def recommend(machine: Machine, settings: Settings, model_dir: Path | None = None,
               specs: list[LlmSpec] | None = None) -> Recommendation:
-    """The model to use on `machine`, with every catalog model's estimate beside it."""
+    """The model to use on `machine`, with every catalog model's estimate beside it and
+    the one answers use now (`settings.llm_model`, else the largest installed)."""
     specs = specs if specs is not None else list(models.load_specs().llm.values())
     ref = _reference(specs)
     allowed = int(machine.memory_bytes * settings.recommend_memory_share)
@@ -207,20 +259,28 @@ def recommend(machine: Machine, settings: Settings, model_dir: Path | None = Non
             and choice.memory_bytes > machine.available_bytes:
         notes.append(f"Only {gib(machine.available_bytes)} is free now: close other programs "
                      "before the first question, or it will be slow to load.")
-    used = max((e for e in options if e.installed), key=lambda e: e.spec.file_bytes or 0,
-               default=None)  # what `rewind ask` picks: the largest installed
-    if used is not None and (used.spec.file_bytes or 0) > (choice.spec.file_bytes or 0):
+    used = next((e for e in options if e.installed and e.spec.name == settings.llm_model),
+                None) or max((e for e in options if e.installed),
+                             key=lambda e: e.spec.file_bytes or 0,
+                             default=None)  # what `rewind ask` picks: set, else the largest
+    if used is not None and not settings.llm_model \
+            and (used.spec.file_bytes or 0) > (choice.spec.file_bytes or 0):
         notes.append(f"`rewind ask` uses {used.spec.name} now (the largest installed), which "
                      f"is more than this machine suits; `rewind ask --model "
                      f"{choice.spec.name}` uses the recommended one.")
     elif not choice.installed:
         notes.append("Once pulled, `rewind ask` uses it without any setting (the largest "
                      "installed).")
-    return Recommendation(machine, allowed, threads, choice, reason, options, notes)
+    return Recommendation(machine, allowed, threads, choice, reason, options, notes, used,
+                          settings.recommend_max_wait_s)
 
 
 def _commercial(spec: LlmSpec) -> bool:
     return spec.licence is None or spec.licence.commercial
+
+
+def _params(b: float) -> str:
+    return f"{b * 1000:.0f}M" if b < 1 else f"{b:.1f}B"
 
 
 def gib(n: int | None) -> str:

@@ -1,9 +1,9 @@
 """PROTOCOL.md's tables of numbers, written from the code that enforces them.
 
-The field limits and the settings a person may change are drawn from Settings (its
-knobs) and the request table, between `<!-- generated: NAME -->` and `<!-- /generated -->`
-markers; tests/native/test_doc.py fails when the file and the code disagree, and
-`python -m rewind.native.doc` rewrites the file.
+The field limits, the settings a person may change and the lanes are drawn from Settings
+(its knobs), the request table and the dispatch table, between `<!-- generated: NAME -->`
+and `<!-- /generated -->` markers; tests/native/test_doc.py fails when the file and the code
+disagree, and `python -m rewind.native.doc` rewrites the file.
 This module must never change anything in PROTOCOL.md outside the markers.
 """
 
@@ -59,13 +59,30 @@ def settings_table() -> str:
             what = ", ".join(f'`"{c}"`' for c in entry["choices"])
         elif kind == "bool":
             what = "true, false"
+        elif kind == "str":
+            what = (f"`{entry['pattern']}`".replace("|", "\\|") if "pattern" in entry
+                    else "text")
         else:
             what = f"{_n(entry['min'])} … {_n(entry['max'])}"
         default = str(entry["default"]).lower() if kind == "bool" else (
-            f'"{entry["default"]}"' if kind == "choice" else _n(entry["default"]))
-        rows.append((f"`{name}`", {"choice": "string"}.get(kind, kind), what, default,
-                     entry["doc"]))
+            f'"{entry["default"]}"' if kind in ("choice", "str") else _n(entry["default"]))
+        rows.append((f"`{name}`", {"choice": "string", "str": "string"}.get(kind, kind), what,
+                     default, entry["doc"].replace("|", "\\|")))
     return _table(("Key", "Type", "Range", "Default", "What it does"), rows)
+
+
+def lanes_table(s: Settings) -> str:
+    from .handlers import HANDLERS  # the dispatch table names each request's lane
+
+    threads = {"inline": "the reader thread", "write": "1, in arrival order",
+               "read": f"{s.host_read_workers} (`Settings.host_read_workers`)", "slow": "1",
+               "download": "1"}
+    unknown = {h.lane for h in HANDLERS.values()} - threads.keys()
+    if unknown:
+        raise ValueError(f"lanes missing from PROTOCOL.md's table: {sorted(unknown)}")
+    rows = [(lane, what, ", ".join(f"`{name}`" for name, h in HANDLERS.items() if h.lane == lane))
+            for lane, what in threads.items()]
+    return _table(("Lane", "Threads", "Requests"), rows)
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
@@ -76,7 +93,7 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
 def blocks(s: Settings | None = None) -> dict[str, str]:
     s = s or Settings()
-    return {"limits": limits_table(s), "settings": settings_table()}
+    return {"limits": limits_table(s), "settings": settings_table(), "lanes": lanes_table(s)}
 
 
 def render(text: str, s: Settings | None = None) -> str:

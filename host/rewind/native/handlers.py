@@ -5,8 +5,8 @@ and the connection's `Session`, calls the engine, and returns the fields of its
 reply, or sends its own frames through `Ctx` when the reply is long (lists are
 packed under the 1 MiB frame limit). Each handler names its lane: `inline`
 (runs on the reader thread: hello, cancel), `write` (one thread, in order),
-`read` (a small pool) or `slow` (export, ask, build_context), so a long job
-never blocks a search.
+`read` (a small pool), `slow` (export, ask, build_context) or `download` (a model
+download: minutes), so a long job never blocks a search or a question.
 This module must never read or write frames itself, open a path a request
 names, or treat page text as anything but data.
 """
@@ -191,7 +191,9 @@ def index_page(ctx: Ctx) -> Reply:
         visited_at=p["visited_at"],
         dwell_s=p["dwell_s"],
         read=p["read"],
-        metadata={"lang": p["lang"]} if p["lang"] else {},
+        # the page's declared language is kept: a hint the language detector checks
+        metadata={"lang": lang} if (lang := (p["signals"] or {}).get("lang")) else {},
+        signals=p["signals"],
     )
     return {"result": ctx.engine.index_page(page).to_dict()}
 
@@ -387,6 +389,19 @@ def clear(ctx: Ctx) -> Reply:
     return {"removed": ctx.engine.clear()}
 
 
+def list_held(ctx: Ctx) -> Reply:
+    """The pages held for the person's decision (held_pages.py), never their text."""
+    eng = ctx.engine
+    return {"held": [h.to_dict() for h in eng.held_pages()], "hours": eng.settings.held_hours}
+
+
+def decide_held(ctx: Ctx) -> Reply:
+    """Keep (index) or not keep (wipe) one held page."""
+    result = ctx.engine.decide_held(ctx.args["held_id"], ctx.args["keep"])
+    return {"result": result.to_dict() if result else None,
+            "held": ctx.engine.holding().count()}
+
+
 def get_settings(ctx: Ctx) -> Reply:
     return {
         "settings": config.user_values(ctx.engine.settings),
@@ -440,6 +455,15 @@ def _mcp_handler(name: str) -> Callable[[Ctx], Reply]:
     return run
 
 
+def _answer_models_handler(name: str) -> Callable[[Ctx], Reply]:
+    def run(ctx: Ctx) -> Reply:
+        from . import answer_models
+
+        return getattr(answer_models, name)(ctx)
+
+    return run
+
+
 HANDLERS: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
@@ -449,6 +473,8 @@ HANDLERS: dict[str, Handler] = {
     "record_visit": Handler(record_visit, "write"),
     "forget": Handler(forget, "write"),
     "clear": Handler(clear, "write"),
+    "list_held": Handler(list_held, "write"),  # it wipes what expired
+    "decide_held": Handler(decide_held, "write"),
     "set_settings": Handler(set_settings, "write"),
     "set_rules": Handler(set_rules, "write"),
     "search": Handler(search, "read"),
@@ -467,4 +493,6 @@ HANDLERS: dict[str, Handler] = {
     "mcp_access": Handler(_mcp_handler("mcp_access"), "read"),
     "mcp_set_access": Handler(_mcp_handler("mcp_set_access"), "write"),
     "mcp_log": Handler(_mcp_handler("mcp_log"), "read"),
+    "answer_models": Handler(_answer_models_handler("answer_models"), "read"),
+    "pull_model": Handler(_answer_models_handler("pull_model"), "download"),
 }

@@ -1,9 +1,9 @@
 """The native messaging host (`rewind serve`): what the browser starts.
 
 It checks the caller's origin, reads frames on stdin, hands each checked request to a
-lane (one writer thread, a small read pool, one slow thread), writes replies on stdout
-under a lock, and exits within a second of EOF. `rewind send` (client.py) starts it
-exactly as a browser does.
+lane (one writer thread, a small read pool, one slow thread, one for downloads), writes
+replies on stdout under a lock, and exits within a second of EOF. `rewind send`
+(client.py) starts it exactly as a browser does.
 This module must never write anything but frames to the real stdout (fd 1 is
 pointed at stderr while serving, so a stray print cannot corrupt the stream),
 and never log page text or queries.
@@ -192,14 +192,17 @@ class Host:
             "write": Lane("write", 1, s.host_queue_size, self._run),
             "read": Lane("read", s.host_read_workers, s.host_queue_size, self._run),
             "slow": Lane("slow", 1, s.host_queue_size, self._run),
+            "download": Lane("download", 1, s.host_queue_size, self._run),
         }
         session.busy = self.busy
 
     def busy(self) -> bool:
         """Whether an interactive request is in flight (the embedding job gives way to it);
-        a `reindex` follower waits on the job and does not count."""
+        a `reindex` follower waits on the job and a model download on the network: neither
+        counts."""
         with self._lock:
-            return any(job.req.type != "reindex" for job in self._inflight.values())
+            return any(job.req.type not in ("reindex", "pull_model")
+                       for job in self._inflight.values())
 
     # -- requests --
 

@@ -83,6 +83,15 @@ def schemas(s: Settings) -> dict[str, Obj]:
             "quality": F(Num(0.0, 1.0), default=0.5),
         }
     )
+    signals = Obj(  # what the page says of itself (capture/page_signals.py)
+        {
+            "lang": F(Str(16), default=""),
+            "app": F(List(Str(100), 6), default=[]),
+            "manifest": F(Bool(), default=False),
+            "controls": F(List(Str(100), 200), default=[]),
+            "editors": F(Int(0, 1000), default=0),
+        }
+    )
     page = Obj(
         {
             "url": F(Str(s.max_url_chars, min_chars=1), required=True),
@@ -93,8 +102,7 @@ def schemas(s: Settings) -> dict[str, Obj]:
             "visited_at": F(_EPOCH, nullable=True),
             "dwell_s": F(_DWELL, default=0.0),
             "read": F(Bool(), default=True),
-            # the page's <html lang> (BCP 47), a hint the language detector checks
-            "lang": F(Str(35), nullable=True),
+            "signals": F(signals, nullable=True),
         },
         check=lambda p: (
             None
@@ -196,6 +204,9 @@ def schemas(s: Settings) -> dict[str, Obj]:
             check=_one_forget_form,
         ),
         "clear": Obj({"confirm": F(Bool(must_be=True), required=True)}),
+        "list_held": Obj({}),
+        "decide_held": Obj({"held_id": F(Str(64, min_chars=1), required=True),
+                            "keep": F(Bool(), required=True)}),
         "get_settings": Obj({}),
         "set_rules": Obj(
             {
@@ -205,6 +216,13 @@ def schemas(s: Settings) -> dict[str, Obj]:
             }
         ),
         "set_settings": Obj({"settings": F(settings_schema(), required=True)}),
+        "answer_models": Obj({}),
+        "pull_model": Obj(
+            {
+                "model": F(Str(100, min_chars=1), required=True),
+                "use": F(Bool(), default=True),
+            }
+        ),
         "reindex": Obj(
             {
                 "action": F(Str(16, choices=REINDEX_ACTIONS), default="status"),

@@ -11,7 +11,9 @@ docs/benchmarks.md) turn them into probabilities:
   folds the others under "less relevant".
 - `answerable`: does the history answer the question? Below `refuse`, ask says "couldn't
   find" without running the model; at or above `extract`, an answer made of the sources'
-  own sentences stands in for a model answer that no source backs.
+  own sentences stands in for a model answer that no source backs; at or above `closest`,
+  when nothing is backed, the closest passage is quoted (answers/closest.py) rather than
+  "couldn't find" (chosen from what ask did on the tune sets: bench/fit_relevance.py).
 The models and thresholds are data, `relevance.json` beside this module.
 This module must never write, and never decide anything the models do not say.
 """
@@ -48,11 +50,13 @@ class Gauge:
     fold: float  # a result below this is folded under "less relevant"
     refuse: float  # below: "couldn't find", no model run
     extract: float  # at or above: the sources' own sentences may answer
+    closest: float  # at or above: nothing backed, the closest passage is quoted
 
     @classmethod
     def from_dict(cls, d: dict) -> Gauge:
         return cls(Logistic.from_dict(d["hit"]), Logistic.from_dict(d["answerable"]),
-                   float(d["fold"]), float(d["refuse"]), float(d["extract"]))
+                   float(d["fold"]), float(d["refuse"]), float(d["extract"]),
+                   float(d.get("closest", d["refuse"])))
 
 
 @lru_cache(maxsize=1)
