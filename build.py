@@ -5,7 +5,8 @@
     python3 build.py test      install what tests need and run the whole suite
     python3 build.py install   the host, its dependencies and the offline default models
     python3 build.py build     the extension folder and zip (build/extension, build/rewind.zip)
-    python3 build.py bench     the benchmarks, written to docs/benchmarks.md
+    python3 build.py bench     the benchmarks, written to docs/benchmarks.md (--list: all)
+    python3 build.py fit       refit the models the host ships, and say what changed
     python3 build.py dist      the host as a wheel and the extension as a zip, in dist/
     python3 build.py uninstall remove the native host registration
 
@@ -198,9 +199,9 @@ def cmd_demo(args: argparse.Namespace) -> None:
     have_node = install_node_deps()
     ext = cmd_build(args) if have_node else None
     setup_host()  # for the person's own browsers too: the demo's browser has its own
-    # bench/data.py fetches the docs once (apt-get download); it runs in the venv.
+    # bench/common/data.py fetches the docs once (apt-get download); it runs in the venv.
     say("the Python documentation (Debian's python3.11-doc) as the pages to read")
-    html = Path(run([PY, "-c", "from bench.data import python_docs; print(python_docs())"],
+    html = Path(run([PY, "-c", "from bench.common.data import python_docs; print(python_docs())"],
                     cwd=ROOT, env=venv_env(), capture_output=True, text=True
                     ).stdout.strip().splitlines()[-1])
     demo_dir = BUILD / "demo"
@@ -240,17 +241,87 @@ def cmd_demo(args: argparse.Namespace) -> None:
 
 # ---- bench ------------------------------------------------------------------------------
 
+BENCH = ROOT / "bench"
+BENCH_GROUPS = ("perf", "quality", "labs")  # bench/common/ holds what they share
+DEFAULT_BENCH = ("quality.quality", "perf.latency", "perf.ingest", "quality.answers")
+# The fitters: each writes a file the host ships (a model and its thresholds), from data.
+FITTERS = (
+    ("quality.fit_relevance", [], ROOT / "host" / "rewind" / "search" / "relevance.json"),
+    ("quality.sensitive", ["--fit"], ROOT / "host" / "rewind" / "capture" / "sensitive.json"),
+)
+
+
+def benchmarks() -> dict[str, str]:
+    """Every runnable benchmark ("group.name": the first line of its docstring), read with
+    ast, so that listing imports nothing."""
+    import ast
+
+    found = {}
+    for group in BENCH_GROUPS:
+        for path in sorted((BENCH / group).glob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            runnable = any(isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)
+                           for n in tree.body)
+            if runnable and not path.name.startswith("_"):
+                first = (ast.get_docstring(tree) or "").strip().split("\n\n")[0]
+                found[f"{group}.{path.stem}"] = " ".join(first.split())
+    return found
+
+
+def bench_name(name: str, known: dict[str, str]) -> str:
+    """`latency`, `perf.latency` or `bench/perf/latency.py` -> `perf.latency`."""
+    name = name.removeprefix("bench/").removeprefix("bench.").removesuffix(".py")
+    name = name.replace("/", ".")
+    hits = [k for k in known if k == name or k.split(".", 1)[1] == name]
+    if len(hits) != 1:
+        sys.exit(f"build.py bench: no benchmark {name!r}" if not hits else
+                 f"build.py bench: {name!r} is ambiguous: {', '.join(hits)}"
+                 " (see `python3 build.py bench --list`)")
+    return hits[0]
+
+
 def cmd_bench(args: argparse.Namespace) -> None:
+    known = benchmarks()
+    if args.list:
+        width = max(map(len, known))
+        for name, doc in known.items():
+            print(f"{name:<{width}}  {doc}")
+        return
+    names = [bench_name(n, known) for n in args.scripts] or list(DEFAULT_BENCH)
     install_python("llm,mcp,test")
     install_models()
-    for script in args.scripts or ["quality", "latency", "ingest", "answers"]:
-        path = ROOT / "bench" / f"{script}.py"
-        if not path.exists():
-            print(f"no bench/{script}.py yet; skipped")
-            continue
-        say(f"bench/{script}.py")
-        # As a module: `bench.quality` imports `bench` (a plain `python bench/quality.py` can't).
-        run([PY, "-m", f"bench.{script}"], cwd=ROOT, env=venv_env())
+    for name in names:
+        say(f"python -m bench.{name} {' '.join(args.bench_args)}".rstrip())
+        # As a module from the checkout's root: `bench` is a package, `rewind` is installed.
+        run([PY, "-m", f"bench.{name}", *args.bench_args], cwd=ROOT, env=venv_env())
+
+
+def cmd_fit(_args: argparse.Namespace) -> None:
+    """Run every fitter, then say what changed in each shipped file it writes."""
+    install_python("llm,mcp,test")
+    install_models()
+    for module, extra, shipped in FITTERS:
+        before = shipped.read_text(encoding="utf-8") if shipped.exists() else ""
+        say(f"python -m bench.{module} {' '.join(extra)} -> {shipped.relative_to(ROOT)}")
+        run([PY, "-m", f"bench.{module}", *extra], cwd=ROOT, env=venv_env())
+        after = shipped.read_text(encoding="utf-8") if shipped.exists() else ""
+        say(f"{shipped.relative_to(ROOT)}: {fit_summary(before, after)}")
+
+
+def fit_summary(before: str, after: str) -> str:
+    """What changed in a shipped file, in a line, and its unified diff for the top keys."""
+    import difflib
+
+    if before == after:
+        return "unchanged"
+    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="",
+                                     n=0))
+    added = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
+    removed = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
+    shown = [d for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---")][:20]
+    more = "" if len(shown) >= added + removed else "\n    ..."
+    return (f"{added} lines added, {removed} removed (git diff shows all):\n    "
+            + "\n    ".join(shown) + more)
 
 
 def cmd_uninstall(_args: argparse.Namespace) -> None:
@@ -306,8 +377,15 @@ def main() -> None:
     sp.add_argument("--headed", action="store_true", help="show the browser (needs a display)")
     sp.set_defaults(func=cmd_demo)
     sp = sub.add_parser("bench", help="benchmarks into docs/benchmarks.md")
-    sp.add_argument("scripts", nargs="*")
+    sp.add_argument("scripts", nargs="*", metavar="NAME",
+                    help="benchmarks to run (latency, perf.latency; default: "
+                    + ", ".join(DEFAULT_BENCH) + ")")
+    sp.add_argument("--list", action="store_true", help="list every benchmark and stop")
+    sp.add_argument("--args", dest="bench_args", nargs=argparse.REMAINDER, default=[],
+                    help="passed to each benchmark (e.g. --args --help)")
     sp.set_defaults(func=cmd_bench)
+    sub.add_parser("fit", help="refit the shipped models and say what changed").set_defaults(
+        func=cmd_fit)
     sub.add_parser("dist", help="a wheel of the host and a zip of the extension").set_defaults(
         func=cmd_dist)
     sub.add_parser("uninstall", help="remove the host registration").set_defaults(

@@ -46,14 +46,14 @@ PAGES = [
 ]
 QUERY = "sort a list of objects by one of their attributes"
 # The question is one the benchmark says Rewind answers, not one tried until it looked good:
-# bench/relevance.py on the Python FAQ (a tune source of the relevance gate) with the default
-# LLM (smollm2-135m, 2026-11-23, host ce7b1eb, `--set python-faq --ask 40`, per-question
+# bench/quality/relevance.py on the Python FAQ (a tune source of the relevance gate) with the
+# default LLM (smollm2-135m, 2026-11-23, host ce7b1eb, `--set python-faq --ask 40`, per-question
 # outcomes from --signals) answered citing the right FAQ answer for 17 of its 40 questions
 # (0.42, "answerable: answered, citing gold"); this question is one of them, and was one of
-# 8/40 under the host before (bench/answers.py --dump). Of those answered, faq/windows.html's
-# two and faq/installed.html's "Can I delete Python?" are on pages short enough for the demo
-# to read (30 passages a page); this is the first of windows.html's. Whatever the host
-# answers is what the demo prints and screenshots.
+# 8/40 under the host before (bench/quality/answers.py --dump). Of those answered,
+# faq/windows.html's two and faq/installed.html's "Can I delete Python?" are on pages short
+# enough for the demo to read (30 passages a page); this is the first of windows.html's.
+# Whatever the host answers is what the demo prints and screenshots.
 QUESTION = "How do I run a Python program under Windows?"
 # Another question of the same FAQ page, asked in the thread (it reuses its sources).
 FOLLOW_UP = "How do I make Python scripts executable?"
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         extension = build_extension(out / "extension")
     docs = args.docs
     if docs is None:
-        from bench.data import EvalDataError, python_docs
+        from bench.common.data import EvalDataError, python_docs
 
         say("fetching the Python documentation (Debian's python3.11-doc, once)")
         try:
@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--docs",
         type=Path,
-        help="the Python docs' html folder (default: fetched with bench/data.py)",
+        help="the Python docs' html folder (default: fetched with bench/common/data.py)",
     )
     p.add_argument("--headed", action="store_true", help="show the browser (needs a display)")
     args = p.parse_args(argv)

@@ -13,7 +13,8 @@
 import { hostBanner } from "./lib/banner.js";
 import { call, inExtension } from "./lib/client.js";
 import { h } from "./lib/dom.js";
-import { formatCount, looksLikeQuestion, modelsInUse } from "./lib/format.js";
+import { formatCount, modelsInUse } from "./lib/format.js";
+import { looksLikeQuestion } from "./lib/query-form.js";
 import { DEFAULTS, FIX_COMMAND } from "./lib/settings.js";
 import { HINT, createSearch } from "./panel/search.js";
 import { createThread } from "./panel/thread.js";

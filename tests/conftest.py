@@ -21,7 +21,7 @@ os.environ.setdefault("REWIND_KEY_DIR", tempfile.mkdtemp(prefix="rewind-test-key
 os.environ.setdefault("REWIND_KEYRING", "off")
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # bench.data: the one reader of the evaluation data
+sys.path.insert(0, str(ROOT))  # bench.common.data: the one reader of the evaluation data
 
 from rewind import config  # noqa: E402
 from rewind.config import Settings  # noqa: E402
@@ -81,8 +81,8 @@ def fake_engine(tmp_path: Path):
 @pytest.fixture(scope="session")
 def python_docs() -> Path:
     """Debian's python3.11-doc HTML tree (downloaded once into .cache/)."""
-    from bench.data import EvalDataError
-    from bench.data import python_docs as fetch
+    from bench.common.data import EvalDataError
+    from bench.common.data import python_docs as fetch
 
     try:
         return fetch()

@@ -1,10 +1,10 @@
-"""bench/answerability.py: the oracle ceiling of a score (logic only, synthetic rows)."""
+"""bench/labs/answerability.py: the oracle ceiling of a score (logic only, synthetic rows)."""
 
 from __future__ import annotations
 
 import math
 
-from bench.answerability import ceiling
+from bench.labs.answerability import ceiling
 
 
 def rows(pos: list[float], neg: list[float]) -> list[dict]:

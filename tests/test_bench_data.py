@@ -9,10 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from bench import data, report
-from bench.data import FaqPair, known_item_queries, parse_faq_html, question_queries
-from bench.fusion_lab import FuseParams, chunk, fuse
-from bench.metrics import evaluate, ndcg, normalize_answer, recall, reciprocal_rank, token_prf
+from bench.common import data, report
+from bench.common.data import FaqPair, known_item_queries, parse_faq_html, question_queries
+from bench.common.metrics import (
+    evaluate,
+    ndcg,
+    normalize_answer,
+    recall,
+    reciprocal_rank,
+    token_prf,
+)
+from bench.labs.fusion import FuseParams, chunk, fuse
 
 # ---- metrics (hand-computed) ----------------------------------------------------------------
 

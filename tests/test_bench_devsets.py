@@ -1,5 +1,6 @@
-"""The development sets (bench/devsets.py), the relevance gate's fitting
-(bench/fit_relevance.py) and the relevance runner's store handling (bench/relevance.py).
+"""The development sets (bench/common/devsets.py), the relevance gate's fitting
+(bench/quality/fit_relevance.py) and the relevance runner's store handling
+(bench/quality/relevance.py).
 
 The loaders are tested on the real data (Debian doc packages, the wiki wheel), fetched once
 into .cache/; without them the tests skip, or fail under REWIND_REQUIRE_MODELS=1 (conftest).
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from requirement import missing
 
-from bench import data, devsets
+from bench.common import data, devsets
 
 EXPECTED = {  # (answerable questions, unanswerable ones) per source, for the pinned files
     "python-faq": (175, 175),
@@ -240,7 +241,7 @@ def test_fold_stores_forget_only_their_answers(tmp_path: Path, embedder, model_d
     from rewind import engine as engine_mod
     from rewind.config import Settings
 
-    from bench import relevance
+    from bench.quality import relevance
 
     settings = Settings()
     urls, refused, passages = relevance.ingest(engine_mod, tmp_path / "full", settings,
@@ -258,7 +259,7 @@ def test_fold_stores_forget_only_their_answers(tmp_path: Path, embedder, model_d
 
 
 def test_report_rows_count_what_they_say():
-    from bench import relevance
+    from bench.quality import relevance
 
     def row(answerable: bool, gold_rank: int, kind: str = "question", **ask):
         r = {"kind": kind, "answerable": answerable, "gold": "g",
@@ -290,7 +291,7 @@ def test_report_rows_count_what_they_say():
 
 
 def test_the_closest_threshold_is_chosen_on_tune_asks_from_the_gold_page_only():
-    from bench import fit_relevance as fit
+    from bench.quality import fit_relevance as fit
 
     def row(split: str, p: float, answerable: bool = True, **modes):
         return {"split": split, "answerable": answerable, "signals": {"p_answerable": p},
@@ -305,7 +306,7 @@ def test_the_closest_threshold_is_chosen_on_tune_asks_from_the_gold_page_only():
 
 
 def test_fit_relevance_measures_and_thresholds():
-    from bench import fit_relevance as fit
+    from bench.quality import fit_relevance as fit
 
     assert fit.auc([0.9, 0.8, 0.1], [1, 1, 0]) == 1.0
     assert fit.auc([0.1, 0.9], [1, 0]) == 0.0
@@ -320,7 +321,7 @@ def test_fit_relevance_reads_signals_of_every_query_in_its_store(
 ):
     from rewind.config import Settings
 
-    from bench import fit_relevance as fit
+    from bench.quality import fit_relevance as fit
 
     ds = devsets.DevSet(
         "tiny",

@@ -1,4 +1,4 @@
-"""The real pages the content check is fitted and reported on (bench/real_pages.py): the fit
+"""The real pages the content check is fitted and reported on (bench/common/real_pages.py): the fit
 and held-out sources never overlap, the Wikipedia halves are disjoint, and cached page sets
 read back as they were written. No network: the Wikipedia half is read from a file made
 here."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench import real_pages
-from bench.real_pages import RealPage
+from bench.common import real_pages
+from bench.common.real_pages import RealPage
 
 
 def test_fit_and_held_out_sources_are_apart():

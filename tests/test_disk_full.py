@@ -66,3 +66,20 @@ def test_indexing_into_a_full_disk_says_so_keeps_what_it_stored_and_carries_on(
                 "https://docs.python.org/3/library/")
     assert again.returncode == 0
     assert Path(data / "rewind.db").exists()
+
+
+def test_a_backup_to_a_full_disk_names_that_disk_and_leaves_no_part(
+        small_disk, python_docs, tmp_path):
+    data = tmp_path / "data"  # the history has room; the backup's disk has none
+    no_model = {"REWIND_MODEL_DIR": str(tmp_path / "no-models")}
+    rewind(data, "index", str(python_docs / "library"), "--base-url",
+           "https://docs.python.org/3/", env=no_model)
+    (small_disk / "filler").write_bytes(b"\0" * (2 * 1024 * 1024 - 64 * 1024))
+    for args in (("export",), ("export", "--json")):
+        run = rewind(data, *args, str(small_disk / "history.bak"), check=False, env=no_model)
+        assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr[-2000:]
+        assert f"The disk holding {small_disk} is full" in run.stderr, run.stderr
+        assert "write the backup to another disk" in run.stderr
+        assert sorted(p.name for p in small_disk.iterdir()) == ["filler"], "no part left"
+    assert "exported" not in (data / "audit.log").read_text(), "no backup was written"
+    assert json.loads(rewind(data, "stats", "--json", env=no_model).stdout)["pages"] > 0

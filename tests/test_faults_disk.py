@@ -56,3 +56,42 @@ def test_no_room_for_the_vector_snapshot_is_no_error(tmp_path, python_docs, mode
     assert not [p for p in (data / "vectors").glob("*") if p.is_file()], "no half file"
     rewind(data, "doctor", check=False)  # with room: the snapshot is written this time
     assert [p for p in (data / "vectors").glob("*") if p.is_file()]
+
+
+FULL = {"REWIND_FAULT": "store_commit", "REWIND_FAULT_KIND": "enospc"}
+
+
+def _says_full(run) -> None:
+    assert run.returncode == 1, run.stdout
+    assert "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert "is full" in run.stderr and "intact" in run.stderr, run.stderr
+
+
+def test_a_full_disk_during_an_import_changes_nothing_and_it_runs_again(
+        tmp_path, python_docs, model_dir):
+    source, data = tmp_path / "source", tmp_path / "data"
+    faq = python_docs / "faq"
+    rewind(source, "index", str(faq / "windows.html"), str(faq / "installed.html"),
+           "--base-url", "https://docs.python.org/3/faq/")
+    backup = tmp_path / "history.rwbk"
+    rewind(source, "export", str(backup))
+    rewind(data, "index", str(faq / "general.html"), "--base-url",
+           "https://docs.python.org/3/faq/")
+    _says_full(rewind(data, "import", str(backup), check=False, env=FULL))
+    assert json.loads(rewind(data, "stats", "--json").stdout)["pages"] == 1, "rolled back"
+    rewind(data, "import", str(backup))
+    assert json.loads(rewind(data, "stats", "--json").stdout)["pages"] == 3
+
+
+def test_a_full_disk_during_re_embedding_stores_no_half_batch_and_it_carries_on(
+        tmp_path, python_docs, model_dir):
+    data = tmp_path / "data"
+    # indexed while no model was there: the passages wait for their vectors
+    rewind(data, "index", str(python_docs / "faq" / "windows.html"), "--base-url",
+           "https://docs.python.org/3/faq/", env={"REWIND_MODEL_DIR": str(tmp_path / "none")})
+    _says_full(rewind(data, "reindex", check=False, env=FULL))
+    waiting = json.loads(rewind(data, "stats", "--json").stdout)["unembedded_passages"]
+    assert waiting > 0
+    rewind(data, "reindex")
+    assert json.loads(rewind(data, "stats", "--json").stdout)["unembedded_passages"] == 0
+    assert "ok    vectors" in rewind(data, "doctor", check=False).stdout

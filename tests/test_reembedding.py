@@ -5,6 +5,8 @@ indexed during the job, filling in what was indexed while the model was missing.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from rewind.capture.ingest import PageInput, PassageInput
@@ -199,3 +201,23 @@ def test_a_split_passage_is_found_by_its_tail_and_scored_by_its_best_piece(tmp_p
         assert len({h.passage_id for h in dense}) == len(dense)
     finally:
         eng.close()
+
+
+def test_a_full_disk_pauses_the_background_job_until_there_is_room(tmp_path, monkeypatch):
+    settings = Settings(reembed_batch=4, reembed_disk_full_wait_s=0.1)
+    with Rewind.open(tmp_path / "data", settings, embedder=FakeEmbedder(64)) as e:
+        pages(e, 10)
+        job = Reembedder(e, make_embedder=maker({}), background=False)
+        job.start("fake@32")
+        monkeypatch.setenv("REWIND_FAULT", "store_commit")  # every commit: no room
+        monkeypatch.setenv("REWIND_FAULT_KIND", "enospc")
+        job.wake()
+        deadline = time.monotonic() + 10
+        while not job.problem and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert job.running(), "the job waits for room; it does not die"
+        assert "is full" in job.problem and "re-embedding waits" in job.problem
+        assert not e.reader().vector_models().get("fake@32"), "nothing stored half-way"
+        monkeypatch.delenv("REWIND_FAULT")  # room again
+        job._thread.join(30)
+        assert not job.running() and job.problem is None and e.model_id() == "fake@32"

@@ -199,16 +199,6 @@ export function sinceFor(range, nowMs = Date.now()) {
   return null;
 }
 
-/** Does the query read like a question (for auto-answer)? @param {string} q */
-export function looksLikeQuestion(q) {
-  const s = String(q ?? "").trim().toLowerCase();
-  if (s.split(/\s+/).length < 3) return false;
-  return (
-    s.endsWith("?") ||
-    /^(what|why|how|who|when|where|which|is|are|does|do|did|can|could|should|explain|compare)\b/.test(s)
-  );
-}
-
 /**
  * The domain filter as typed ("https://www.Example.com/x" -> "example.com"), or null.
  * @param {string} input

@@ -26,6 +26,7 @@ import { COULD_NOT_FIND, closestPassage, isCouldNotFind } from "./answer.js";
  *   closest: ReturnType<typeof closestPassage>,
  *   errorCode: string,
  *   threadId: string|null,
+ *   cutOff?: boolean,
  * }} Turn
  * @typedef {{id: string|null, turns: Turn[]}} Thread
  */
@@ -130,13 +131,26 @@ export function apply(thread, m) {
 
 /**
  * The running turn stops here (the person pressed Stop, or the port closed): what
- * streamed stays, marked as stopped.
- * @param {Thread} thread @param {string} [status]
+ * streamed stays, marked as stopped. `cutOff`: it ended without being asked to (the
+ * worker or the helper went away), so it may be asked again (`askAgain`).
+ * @param {Thread} thread @param {string} [status] @param {{cutOff?: boolean}} [opts]
  */
-export function stop(thread, status = "Stopped.") {
+export function stop(thread, status = "Stopped.", opts = {}) {
   const t = lastTurn(thread);
   if (!t || !isRunning(thread)) return false;
   t.state = "stopped";
   t.status = status;
+  if (opts.cutOff) t.cutOff = true;
   return true;
+}
+
+/**
+ * The last turn, cut off, asked again in its place; null when it was not cut off.
+ * @param {Thread} thread @param {{includeTab?: boolean}} [opts]
+ */
+export function askAgain(thread, opts = {}) {
+  const t = lastTurn(thread);
+  if (!t || !t.cutOff || isRunning(thread)) return null;
+  thread.turns.pop();
+  return ask(thread, t.question, opts);
 }

@@ -11,7 +11,7 @@
 
 import { connectPort } from "../lib/client.js";
 import { h } from "../lib/dom.js";
-import { apply, ask, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
+import { apply, ask, askAgain, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
 import { answerBody, closestBody, closestList, sourceList } from "./answer.js";
 
 /**
@@ -48,6 +48,9 @@ export function createThread(els, hooks) {
       body.tips,
       turn.notFound ? closestList(turn.sources) : null,
       !turn.notFound && !turn.closest && turn.sources.length && (done || turn.answer) ? sourceList(turn.sources) : null,
+      turn.cutOff && done
+        ? h("button", { class: "ask-again", type: "button", text: "Ask again", on: { click: () => again() } })
+        : null,
     );
   }
 
@@ -101,7 +104,7 @@ export function createThread(els, hooks) {
     p.onDisconnect.addListener(() => {
       if (p !== port) return;
       port = null;
-      if (stop(thread, "The answer was cut off: Rewind's helper went away. Try again.")) render();
+      if (stop(thread, "The answer was cut off: Rewind went away before it ended.", { cutOff: true })) render();
     });
     render();
     p.postMessage(msg);
@@ -138,6 +141,12 @@ export function createThread(els, hooks) {
     if (!question.trim() || isRunning(thread)) return;
     els.followBox.value = "";
     send(ask(thread, question, { includeTab: els.includeTab.checked }));
+  }
+
+  /** The last answer, cut off, asked again. */
+  function again() {
+    const msg = askAgain(thread, { includeTab: els.includeTab.checked });
+    if (msg) send(msg);
   }
 
   /** Take the thread away (the words searched are no longer its question). */

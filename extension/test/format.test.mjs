@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  citationTokens, displayUrl, domainFilter, formatBytes, highlightSegments, looksLikeQuestion,
+  citationTokens, displayUrl, domainFilter, formatBytes, highlightSegments,
   modelsInUse, readFor, relativeTime, sinceFor, textFragmentUrl, visitLine,
 } from "../lib/format.js";
 
@@ -71,8 +71,6 @@ test("display helpers", () => {
   assert.equal(displayUrl("https://www.example.com/a/b?c=1"), "example.com/a/b");
   assert.equal(formatBytes(1536), "1.5 KB");
   assert.equal(formatBytes(12 * 1024 * 1024), "12 MB");
-  assert.ok(looksLikeQuestion("what did that article say?"));
-  assert.ok(!looksLikeQuestion("hnsw pruning"));
 });
 
 test("models in use from hello rows and stats", () => {

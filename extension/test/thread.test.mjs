@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { COULD_NOT_FIND } from "../lib/answer.js";
-import { apply, ask, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
+import { apply, ask, askAgain, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
 
 const SOURCES = [{ n: 1, kind: "history", url: "https://docs.example/venv", title: "Venv", passage: "p" }];
 
@@ -136,4 +136,19 @@ test("a closest-passage reply is shown as its passage, not as an answer or a ref
   answer(t, { ...reply, outcome: "not_found", answer: COULD_NOT_FIND, closest: null }, []);
   assert.equal(lastTurn(t)?.notFound, true);
   assert.equal(lastTurn(t)?.closest, null);
+});
+
+test("an answer cut off (the worker or helper went away) may be asked again; a stopped one not", () => {
+  const t = newThread();
+  ask(t, "which knot holds?");
+  apply(t, { type: "chunk", text: "The bowline" });
+  assert.equal(askAgain(t), null, "not while it runs");
+  assert.ok(stop(t, "The answer was cut off.", { cutOff: true }));
+  assert.equal(lastTurn(t)?.answer, "The bowline", "what streamed stays");
+  const msg = askAgain(t, { includeTab: true });
+  assert.deepEqual(msg, { type: "ask", question: "which knot holds?", include_tab: true });
+  assert.equal(t.turns.length, 1, "in the cut-off turn's place");
+  assert.equal(lastTurn(t)?.state, "asking");
+  assert.ok(stop(t, "Stopped."));
+  assert.equal(askAgain(t), null, "the person stopped it: no ask again");
 });

@@ -85,6 +85,9 @@ class Settings:
     reembed_batch: int = knob(32, "passages a re-embedding step embeds and stores at once")
     reembed_yield_max_s: float = knob(
         2.0, "a re-embedding step waits at most this long for interactive requests to finish")
+    reembed_disk_full_wait_s: float = knob(
+        30.0, "with the disk full, the embedding job tries again after this long", lo=0.1,
+        hi=3600.0)
     # `rewind mcp` embeds only queries, beside the browser's host on 2 cores: with the
     # machine busy (load 5) one thread embedded a query in 12 ms p50, two spinning ones in
     # 33 ms (docs/benchmarks.md, "The MCP server").
@@ -138,7 +141,7 @@ class Settings:
                                      label="Pages of one site before its others move down")
     # Seed 001 weighed recency 0.2 against similarity; here it only breaks near-ties: with
     # visit times that say nothing of relevance, 0.02 cost no MRR where 0.2 did
-    # (bench/quality.py, docs/benchmarks.md).
+    # (bench/quality/quality.py, docs/benchmarks.md).
     recency_weight: float = knob(0.02, "a page read lately moves up: score * (1 + w * recency)",
                                  lo=0.0, hi=1.0, user=True, group="search", advanced=True,
                                  label="Lift for pages read lately")

@@ -61,14 +61,14 @@ def free_bytes(where: str | os.PathLike[str]) -> int | None:
         return None
 
 
-def disk_full(where: str | os.PathLike[str], what: str) -> RewindError:
+def disk_full(where: str | os.PathLike[str], what: str, hint: str | None = None) -> RewindError:
     """DISK_FULL for a write under `where` that found no room: what was not done, how much
-    room is left, what can be freed, and that nothing stored before is lost."""
+    room is left, what can be freed (or `hint`), and that nothing stored before is lost."""
     free = free_bytes(where)
     left = f" ({free / 1e6:.1f} MB free)" if free is not None else ""
     return RewindError(
         Code.DISK_FULL,
         f"The disk holding {where} is full{left}: {what}.",
-        "Free some space (`rewind stats` shows what each part of the history takes; the "
+        hint or "Free some space (`rewind stats` shows what each part of the history takes; the "
         "retention settings keep it smaller). Everything stored before is intact, searches "
         "go on, and Rewind carries on by itself once there is room.")

@@ -25,5 +25,5 @@ def hit(name: str, subject: str = "") -> None:
     if os.environ.get("REWIND_FAULT_MATCH", "") not in subject:
         return
     if os.environ.get("REWIND_FAULT_KIND") == "enospc":
-        raise OSError(errno.ENOSPC, "No space left on device (injected)", name)
+        raise OSError(errno.ENOSPC, f"No space left on device (injected at {name})")
     os.kill(os.getpid(), signal.SIGKILL)

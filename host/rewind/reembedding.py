@@ -15,6 +15,7 @@ This module must never change passages or the text index, nor block a search.
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 import time
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import Code, RewindError
+from .errors import Code, RewindError, disk_full
 from .index import embedding_job as record
 from .index import models
 from .index.embedder import Embedder
@@ -156,8 +157,20 @@ class Reembedder:
     def _loop(self) -> None:
         try:
             while not self._stop.is_set():
-                if not self.step():
-                    return
+                try:
+                    if not self.step():
+                        return
+                except (RewindError, OSError) as exc:
+                    full = exc.code is Code.DISK_FULL if isinstance(exc, RewindError) \
+                        else exc.errno == errno.ENOSPC
+                    if not full:
+                        raise
+                    # nothing half-stored (one transaction a batch): wait for room, go on
+                    self.problem = disk_full(self.engine.data_dir, "re-embedding waits").message
+                    log.warning("%s", self.problem)
+                    self._stop.wait(self.engine.settings.reembed_disk_full_wait_s)
+                    continue
+                self.problem = None
                 self._give_way()
         except Exception as exc:  # a thread's failure must not vanish: say it in stats
             self.problem = f"{type(exc).__name__}: {exc}"

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from answer_fixtures import SOURDOUGH, TRAM, open_history
 from host_process import HostProcess
-from rewind.answers.answer import COULD_NOT_FIND, Answerer
+from rewind.answers.answer import Answerer
 from rewind.answers.context import TabContext
 from rewind.answers.llm import ScriptedLlm
+from rewind.answers.prompt import COULD_NOT_FIND
 from rewind.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

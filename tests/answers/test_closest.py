@@ -14,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from rewind.answers.answer import COULD_NOT_FIND, Answerer
+from rewind.answers.answer import Answerer
 from rewind.answers.closest import QUOTE_WORDS, closest, quote
 from rewind.answers.packing import Evidence, Source
+from rewind.answers.prompt import COULD_NOT_FIND
 from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput
 from rewind.config import Settings

@@ -22,6 +22,7 @@ from panel_ui import (
     COULD_NOT_FIND,
     RESULTS,
     UI_TIMEOUT_MS,
+    WATCH_ANSWER,
     ask,
     ask_log,
     check_closest_as_text,
@@ -29,6 +30,7 @@ from panel_ui import (
     last_turn,
     search,
     start_asking,
+    wait_answered,
 )
 from playwright.sync_api import expect
 from site_pages import ARTICLES, HOSTILE_PATH, HOSTILE_TITLE
@@ -178,3 +180,22 @@ def test_answer_from_a_hostile_page_shows_as_inert_text(browser, panel, site, sc
         expect(turn.locator(f"#{first.get_attribute('aria-describedby')}")).to_be_visible()
     assert panel.evaluate("() => window.__rewindPwned") is None
     assert script_effects() == []  # no dialog, no blocked script or markup
+
+
+def test_an_answer_cut_off_by_a_worker_stop_says_so_and_asks_again(browser, panel, site):
+    # Chrome may stop the extension's worker mid-answer: the panel's port closes with it.
+    start_asking(panel, "How much flour and water do you feed a sourdough starter?")
+    expect(panel.locator("#ask")).to_have_attribute("aria-busy", "true")
+    browser.stop_worker()
+    expect(panel.locator("#ask")).to_have_attribute("aria-busy", "false", timeout=UI_TIMEOUT_MS)
+    expect(panel.locator("#ask-status")).to_contain_text("cut off")
+    again = last_turn(panel).get_by_role("button", name="Ask again")
+    expect(again).to_be_visible()
+
+    panel.evaluate(WATCH_ANSWER)
+    again.click()  # a new port wakes the worker, which connects to the helper again
+    text = wait_answered(panel)
+    assert text.strip(), "the question asked again got an answer"
+    expect(panel.locator("#turns > li.turn")).to_have_count(1)  # in the cut-off turn's place
+    expect(last_turn(panel).get_by_role("button", name="Ask again")).to_have_count(0)
+    check_rendered_as_text(last_turn(panel), {site.url(p) for p in READ})

@@ -13,7 +13,8 @@ from demo.harness import register_host, wait_until
 
 pytestmark = pytest.mark.browser
 
-FIX_COMMAND = "python3 build.py install"  # extension/lib/settings.js FIX_COMMAND
+FIX_COMMAND = "rewind setup"  # extension/lib/settings.js FIX_COMMAND (an installed wheel)
+FIX_FROM_SOURCE = "python3 build.py install"  # FIX_FROM_SOURCE: in a source checkout
 UI_TIMEOUT_MS = 30_000
 DEFERRAL_S = 30  # extension/background/indexer.js HOST_DOWN_RETRY_MS
 
@@ -28,6 +29,7 @@ def test_side_panel_says_how_to_install_a_missing_host(launch, site):
     banner = panel.locator("#banners .banner")
     expect(banner).to_contain_text("Rewind's helper isn't installed", timeout=UI_TIMEOUT_MS)
     expect(banner.locator("code")).to_have_text(FIX_COMMAND)
+    expect(banner).to_contain_text(f"From Rewind's source folder: {FIX_FROM_SOURCE}")
     expect(panel.locator("#status-text")).to_have_text("Not connected")
     assert "Error" not in banner.inner_text()  # a sentence and a command, not a trace
 

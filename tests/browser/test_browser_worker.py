@@ -1,4 +1,5 @@
-"""The persistent queue survives Chrome stopping the service worker mid-delivery.
+"""The persistent queue survives Chrome stopping the service worker mid-delivery, and at
+random moments of a reading session.
 
 The test holds the host's write lock, so the page's `index_page` waits inside the host;
 then it stops the worker (CDP Target.closeTarget, as Chrome does to an idle worker). The
@@ -9,15 +10,21 @@ popup opening), the page must reach the store.
 
 from __future__ import annotations
 
+import random
+import time
+
 import filelock
 import pytest
 from playwright.sync_api import expect
 
-from demo.harness import wait_until
+from demo.harness import store_pages, wait_until
 
 pytestmark = pytest.mark.browser
 
 LOCK_FILE = "write.lock"  # rewind.engine.LOCK_NAME: one writer per profile
+READ_S = 4.0  # seconds each page of the session stays in front
+SESSION = ["articles/sourdough.html", "articles/glacier.html", "articles/tide-pools.html",
+           "articles/derailleur.html", "articles/beekeeping.html", "articles/lighthouse.html"]
 
 
 def test_queue_survives_a_forced_worker_stop(launch, site):
@@ -57,3 +64,43 @@ def test_queue_survives_a_forced_worker_stop(launch, site):
     queue = wait_until(emptied, 30, "the queue to empty")
     assert queue["failed"] == []
     assert queue["last_indexed"]["url"] == url
+
+
+def test_pages_read_while_the_worker_stops_at_random_moments_are_stored_once(launch, site):
+    """A scripted session of reading, the worker stopped at seeded random moments: before,
+    during or after a page's dwell and its delivery. Every page read is stored, once."""
+    rng = random.Random(23)
+    browser = launch("worker-random")
+    browser.wait_connected()
+    browser.settings(dwellSeconds=1)
+    tab = browser.reading_tab()
+    read: list[str] = []
+    stops = 0
+    for path in SESSION:
+        url = site.url(path)
+        browser.read(tab, url)
+        read.append(url)
+        at = rng.uniform(0.0, 3.0)  # before, at or after the 1 s dwell and the delivery
+        time.sleep(at)
+        if browser.worker_targets():
+            browser.stop_worker()
+            stops += 1
+        time.sleep(max(0.0, READ_S - at))  # each page is read past the threshold
+    tab.goto("about:blank")
+    assert stops >= len(SESSION) // 2, f"the worker was stopped {stops} times only"
+
+    popup = browser.extension_page("popup.html", width=380, height=600)  # wakes the worker
+    expect(popup.locator("#headline")).to_contain_text("Connected", timeout=60_000)
+    try:
+        browser.wait_indexed(read, timeout=120)
+    except TimeoutError:
+        missing = set(read) - browser.store_urls()
+        raise AssertionError(f"pages read and never stored: {sorted(missing)}; "
+                             f"queue: {browser.queue()}") from None
+    stored = [p for p in store_pages(browser.data_dir) if p["url"] in read]
+    assert len(stored) == len(read)
+    assert all(p["visit_count"] == 1 for p in stored), \
+        [(p["url"], p["visit_count"]) for p in stored]
+    queue = wait_until(lambda: (q := browser.queue()) and not q["items"] and q, 30,
+                       "the queue to empty")
+    assert queue["failed"] == []

@@ -15,9 +15,9 @@ from rewind.capture.page_signals import PageSignals
 from rewind.capture.policy import load_policy
 from rewind.capture.redact import redact
 
-from bench import real_pages
-from bench.data import EvalDataError
-from bench.sensitive import (
+from bench.common import real_pages
+from bench.common.data import EvalDataError
+from bench.quality.sensitive import (
     as_host,
     cross_validate,
     fingerprint,
@@ -32,7 +32,7 @@ LANGS = ("en", "de", "fr", "es", "it", "nl", "pt", "ru", "ja", "zh")
 CATEGORIES = [c.id for c in load_policy().categories]
 CHECK = sensitive.ContentCheck()
 # Real pages the shipped model may hold or refuse: the bound is the count measured by
-# bench/sensitive.py (docs/benchmarks.md, `bench:sensitive`), which names each page.
+# bench/quality/sensitive.py (docs/benchmarks.md, `bench:sensitive`), which names each page.
 MAX_NOT_RECORDED = {("python-docs", "file"): 0, ("python-docs", "browser"): 0,
                     ("wiki-es", "browser"): 0, ("wiki-fr", "browser"): 0}
 
@@ -55,13 +55,13 @@ def test_labelled_set_has_every_category_in_ten_languages():
 
 def test_shipped_model_was_fitted_on_these_pages_and_features():
     """sensitive.json records what it was fitted on; a changed labelled page, label or
-    feature needs `python -m bench.sensitive --fit`."""
+    feature needs `python -m bench.quality.sensitive --fit`."""
     params = sensitive.load_params()
     model = sensitive.Model.from_dict(params["model"])
     assert model.features == sensitive.FEATURES
     assert 0 < model.hold < model.refuse < 1
     fitted = params["fitted_on"]
-    stale = "sensitive.json is stale: run `python -m bench.sensitive --fit`"
+    stale = "sensitive.json is stale: run `python -m bench.quality.sensitive --fit`"
     assert fitted["labelled"] == fingerprint(PAGES), stale
     assert fitted["real_sources"] == real_pages.names("fit"), stale
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
 
 from rewind import config
 from rewind.config import Settings
 from rewind.native import handlers, requests
+from rewind.native.context import Ctx, Session
 from rewind.native.handlers import Coalescer
 
 
@@ -20,6 +22,16 @@ def test_every_request_type_has_one_handler_in_a_known_lane():
     assert writes == {"index_page", "import_history", "record_visit", "forget", "clear",
                       "list_held", "decide_held", "set_settings", "set_rules", "import_chunk",
                       "mcp_set_access"}
+
+
+def test_every_handler_is_a_function_of_its_own_module():
+    """Dispatch calls the function the table names (no wrappers that look one up by a
+    string), and each request group's table is its own (no type in two groups)."""
+    for name, h in handlers.HANDLERS.items():
+        module = sys.modules[h.fn.__module__]
+        assert module.__name__.startswith("rewind.native."), name
+        assert getattr(module, h.fn.__name__) is h.fn, name
+    assert sum(len(g) for g in handlers._GROUPS) == len(handlers.HANDLERS)
 
 
 def test_coalescer_sends_the_first_piece_at_once_and_the_rest_batched():
@@ -35,17 +47,17 @@ def test_coalescer_sends_the_first_piece_at_once_and_the_rest_batched():
 # ---- hello's capture limits, list_profiles, page_info -----------------------------------
 
 
-def _ctx(session: handlers.Session, type_: str, **args) -> handlers.Ctx:
+def _ctx(session: Session, type_: str, **args) -> Ctx:
     req = requests.parse_request(
         json.dumps({"id": 1, "type": type_, **args}).encode(), session.settings
     )
-    return handlers.Ctx(req, session, send_frames=lambda _frames: None)
+    return Ctx(req, session, send_frames=lambda _frames: None)
 
 
 def test_hello_tells_the_extension_the_chunking_limits(tmp_path, monkeypatch):
     monkeypatch.setenv("REWIND_MODEL_DIR", str(tmp_path / "no-models"))
     s = replace(Settings(), max_passage_chars=1234, max_passages_per_page=12)
-    session = handlers.Session(settings=s, data_dir_override=tmp_path / "data")
+    session = Session(settings=s, data_dir_override=tmp_path / "data")
     try:
         reply = handlers.hello(_ctx(session, "hello", profile="p1"))
     finally:
@@ -84,7 +96,7 @@ def test_list_profiles_finds_stores_newest_first_and_creates_nothing(tmp_path, m
         wal.unlink()  # as a cleanly closed store leaves it
     before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
 
-    reply = handlers.list_profiles(_ctx(handlers.Session(), "list_profiles"))
+    reply = handlers.list_profiles(_ctx(Session(), "list_profiles"))
 
     assert reply["forced_data_dir"] is None
     got = [(p["profile"], p["pages"], p["last_indexed"]) for p in reply["profiles"]]
@@ -96,11 +108,11 @@ def test_list_profiles_finds_stores_newest_first_and_creates_nothing(tmp_path, m
 def test_list_profiles_with_no_data_yet_and_with_a_forced_data_dir(tmp_path, monkeypatch):
     monkeypatch.delenv("REWIND_DATA_DIR", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    reply = handlers.list_profiles(_ctx(handlers.Session(), "list_profiles"))
+    reply = handlers.list_profiles(_ctx(Session(), "list_profiles"))
     assert reply == {"profiles": [], "forced_data_dir": None}
     assert not (tmp_path / "xdg").exists()
 
-    session = handlers.Session(data_dir_override=tmp_path / "forced")
+    session = Session(data_dir_override=tmp_path / "forced")
     reply = handlers.list_profiles(_ctx(session, "list_profiles"))
     assert reply == {"profiles": [], "forced_data_dir": str(tmp_path / "forced")}
 
@@ -111,7 +123,7 @@ def test_a_damaged_store_is_listed_with_its_problem(tmp_path, monkeypatch):
     broken = config.app_data_dir() / "profiles" / "broken"
     broken.mkdir(parents=True)
     (broken / "rewind.db").write_bytes(b"not a database at all" * 100)
-    [info] = handlers.list_profiles(_ctx(handlers.Session(), "list_profiles"))["profiles"]
+    [info] = handlers.list_profiles(_ctx(Session(), "list_profiles"))["profiles"]
     assert info["profile"] == "broken" and info["pages"] is None
     assert "could not be read" in info["problem"]
 
@@ -122,7 +134,7 @@ def test_page_info_finds_a_page_by_its_normalised_url(fake_engine):
     fake_engine.index_page(PageInput(
         url="https://a.example/read?utm_source=x", title="Read",
         passages=[PassageInput("a passage of more than five words", 1)], visited_at=1.7e9))
-    session = handlers.Session(engine=fake_engine)
+    session = Session(engine=fake_engine)
     got = handlers.page_info(_ctx(session, "page_info", url="https://a.example/read#part"))
     assert got["page"]["url"] == "https://a.example/read"
     assert got["page"]["title"] == "Read" and got["page"]["last_visit"] == 1.7e9

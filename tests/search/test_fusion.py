@@ -2,7 +2,7 @@
 
 import pytest
 from rewind.config import Settings
-from rewind.search.fusion import fuse_adaptive, fuse_rrf, keyword_style
+from rewind.search.fusion import fuse_adaptive, fuse_rrf
 
 S = Settings()
 
@@ -31,6 +31,3 @@ def test_remembered_words_lean_on_keywords():
     assert max(plain, key=plain.get) == 1
     remembered = fuse_adaptive(dense, close, S, pages, True)
     assert max(remembered, key=remembered.get) == 2
-    assert keyword_style("RNG-pruning HNSW", 4)
-    assert not keyword_style("how does HNSW prune its graph", 4)
-    assert not keyword_style("one two three four five", 4)

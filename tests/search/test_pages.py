@@ -81,7 +81,7 @@ def mrr(eng, queries, gold_url, mode):
 
 @pytest.fixture(scope="module")
 def labelled(tmp_path_factory, embedder, model_dir, python_docs):
-    from bench.data import faq_pairs, known_item_queries, question_queries
+    from bench.common.data import faq_pairs, known_item_queries, question_queries
 
     pairs = [p for p in faq_pairs(python_docs)
              if p.page in ("programming", "design") and len(p.answer_text.split()) >= 5]

@@ -1,5 +1,5 @@
 """The relevance gate (search/relevance.py): its signals on a real store, its models as
-shipped (fitted by bench/fit_relevance.py), and what search and ask make of them."""
+shipped (fitted by bench/quality/fit_relevance.py), and what search and ask make of them."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_coverage_weighs_rare_terms():
 
 def test_the_shipped_gauge_is_fitted_and_its_thresholds_are_ordered():
     raw = json.loads(Path(relevance.__file__).with_name("relevance.json").read_text())
-    assert raw["fitted_on"], "relevance.json must come from bench/fit_relevance.py"
+    assert raw["fitted_on"], "relevance.json must come from bench/quality/fit_relevance.py"
     g = relevance.gauge()
     assert 0.0 <= g.refuse <= g.extract <= 1.0 and 0.0 <= g.fold <= 1.0
     assert g.hit.features == relevance.HIT_FEATURES

@@ -26,23 +26,19 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .. import config
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..search import relevance
 from ..text import SENTENCE_BREAK, content_words
-from . import facets, llm
-from .citations import CITE, Checked, Embed, check_answer
-from .closest import Closest, closest
-from .context import TabContext, build_context, retrieve
-from .extractive import compose
+from . import llm
+from .citations import CITE, Embed
+from .context import TabContext, build_context
 from .llm import Llm
-from .packing import BuiltContext, pack
-from .prompt import COULD_NOT_FIND, SYSTEM_PROMPT, answer_messages
+from .packing import BuiltContext
+from .stages import AskResult, Question, Thread
 
 if TYPE_CHECKING:
     from ..engine import Rewind
@@ -84,52 +80,6 @@ def drop_fragment(text: str) -> str:
 
 
 # ---- asking -------------------------------------------------------------------------------
-
-
-@dataclass
-class AskResult:
-    answer: str
-    supported: bool
-    sources: list[dict]
-    citations: list[dict]
-    unsupported: list[str]
-    timings: dict[str, float | None]
-    model: str | None  # the LLM that answered; None: extracted without one
-    raw_answer: str  # what the model wrote, before checking
-    notice: str | None = None
-    cancelled: bool = False
-    context_tokens: int = 0
-    facets: list[dict] = field(default_factory=list)  # settings.answer_facets; empty when off
-    thread_id: str | None = None  # ask a follow-up over the same sources with it
-    closest: dict | None = None  # outcome "closest": the passage quoted (closest.py)
-
-    @property
-    def outcome(self) -> str:
-        """"answer" (supported), "closest" (the nearest passage, quoted: not an answer),
-        "not_found" or "cancelled"."""
-        if self.supported:
-            return "answer"
-        if self.cancelled:
-            return "cancelled"
-        return "closest" if self.closest is not None else "not_found"
-
-    def to_dict(self) -> dict:
-        return {
-            "answer": self.answer,
-            "supported": self.supported,
-            "outcome": self.outcome,
-            "closest": self.closest,
-            "sources": self.sources,
-            "citations": self.citations,
-            "unsupported": self.unsupported,
-            "timings": self.timings,
-            "model": self.model,
-            "notice": self.notice,
-            "context_tokens": self.context_tokens,
-            "raw_answer": self.raw_answer,
-            "facets": self.facets,
-            "thread_id": self.thread_id,
-        }
 
 
 class Answerer:
@@ -242,152 +192,19 @@ class Answerer:
         extractive: bool = False,
         thread_id: str | None = None,
     ) -> AskResult:
-        t0 = time.perf_counter()
-        s = self.settings
-
-        def ms(t: float | None) -> float | None:
-            return None if t is None else round((t - t0) * 1000, 1)
-
-        model = None if extractive else self.llm()  # loads it on the first question
-        t_loaded = time.perf_counter()
-        notice = None
-        if model is None and not extractive and self.llm_problem is not None:
-            notice = (f"{self.llm_problem.message} This answer is made of sentences from "
-                      f"your pages. {self.llm_problem.hint}").strip()
-        thread = self._threads.get(thread_id) if thread_id else None
-        if thread_id and thread is None:
-            notice = _join(notice, "That conversation is no longer kept: this question was "
-                                   "asked afresh.")
-        parts: list[facets.Facet] = []
-        found = None  # a follow-up is asked over its thread's sources, not retrieved afresh
-        if thread is not None:  # a follow-up: the thread's sources, its earlier turns
-            built, turns = thread.built, thread.turns
-            emb = self.engine.embedder()
-            qvec = emb.embed_query(question) if emb is not None else None
-            answerable = "yes"  # the person chose to ask over these sources
-            t_retrieved = t_split = time.perf_counter()
-        else:
-            turns = []
-            found = retrieve(self.engine, question, s, k=s.answer_top_k, provided=provided)
-            t_retrieved = time.perf_counter()
-            notice = _join(found.notice, notice)
-            qvec = found.query_vector
-            room = budget or (s.answer_budget(model.n_ctx) if model is not None
-                              else s.extract_token_budget)
-            if model is not None:
-                max_new = self._max_new(model)
-                fixed = model.tokenizer.count(SYSTEM_PROMPT) + model.tokenizer.count(
-                    question) + 64  # the template and labels
-                room = min(room, model.n_ctx - max_new - fixed)
-            tok = model.tokenizer if model is not None else self.tokenizer()
-            t_split = t_retrieved
-            if s.answer_facets and model is not None:
-                parts = facets.decompose(question, model, s, cancel)
-                t_split = time.perf_counter()
-                found_parts = facets.retrieve_facets(
-                    self.engine, parts, s, provided=provided, first=found)
-                built = facets.pack_facets(parts, found_parts, max(0, room), tok, question, s)
-            else:
-                built = pack(found.evidence, max(0, room), tok, question, s)
-            answerable = verdict(found.answerable)
-        t_packed = time.perf_counter()
-        timings: dict[str, float | None] = {
-            "load_ms": round((t_loaded - t0) * 1000, 1),  # the model, on the first question
-            "retrieval_ms": round((t_retrieved - t_loaded) * 1000, 1),
-            "facets_ms": round((t_split - t_retrieved) * 1000, 1) if parts else None,
-            "context_ms": round((t_packed - t_split) * 1000, 1),  # facets: retrieval + packing
-            "first_token_ms": None, "generation_ms": None, "check_ms": None, "total_ms": None,
-        }
-
-        def result(answer: str, supported: bool, checked: Checked | None, raw: str,
-                   cancelled: bool = False, shown: BuiltContext | None = None,
-                   near: Closest | None = None) -> AskResult:
-            """`shown`: the sources the answer cites, when not those the model read (the
-            thread keeps those: a follow-up is prompted with them)."""
-            timings["total_ms"] = ms(time.perf_counter())
-            tid = None
-            if built.sources and not cancelled:
-                said = answer if supported else ""
-                if shown is not None:  # its [Source N] are not the thread's numbering
-                    said = CITE.sub("", said)
-                tid = self._keep_thread(thread_id if thread else None, built,
-                                        [*turns, (question, said)])
-            return AskResult(
-                answer=answer, supported=supported,
-                sources=[src.to_dict() for src in (shown or built).sources],
-                citations=[near.citation()] if near else
-                [c.to_dict() for c in checked.checks] if checked else [],
-                unsupported=checked.unsupported if checked else [],
-                timings=timings, model=model.name if model is not None else None,
-                raw_answer=raw, notice=notice, cancelled=cancelled,
-                context_tokens=built.total_tokens, facets=[f.to_dict() for f in parts],
-                thread_id=tid, closest=near.to_dict() if near else None)
-
-        def could_not_find(checked: Checked | None = None, raw: str = "") -> AskResult:
-            if on_chunk and not raw:  # nothing streamed yet: say it now
-                on_chunk(COULD_NOT_FIND)
-            return result(COULD_NOT_FIND, False, checked, raw)
-
-        def nearest(checked: Checked | None, raw: str) -> AskResult:
-            """Search found a page near the question, but no answer is backed: its best
-            passage, quoted (closest.py), rather than a bare refusal."""
-            nonlocal notice
-            p = found.answerable if found is not None else None  # a follow-up: its sources
-            if p is not None and p < relevance.gauge().closest:
-                return could_not_find(checked, raw)  # near the topic, not the question
-            near = closest(question, built.sources, embed, qvec)
-            if near is None:
-                return could_not_find(checked, raw)
-            if on_chunk and not raw:
-                on_chunk(near.answer)
-            notice = _join(notice, "Nothing in your history backs an answer to this: here is "
-                                   "the passage closest to it.")
-            return result(near.answer, False, checked, raw, near=near)
-
-        if not built.sources or answerable == "no":  # the history does not hold it: no
-            return could_not_find()  # model time spent (its closest pages are the sources)
-        embed = self._embed()
-        raw = ""
-        checked: Checked | None = None
-        if model is not None:
-            t_gen = time.perf_counter()
-            raw, first = self._generate(model, answer_messages(built.text, question, turns),
-                                        on_chunk, cancel)
-            timings["first_token_ms"] = ms(first)
-            timings["generation_ms"] = round((time.perf_counter() - t_gen) * 1000, 1)
-            if cancel is not None and cancel.is_set():
-                return result(raw, False, None, raw, cancelled=True)
-            t_check = time.perf_counter()
-            checked = check_answer(raw, built.sources, embed, s, question)
-            timings["check_ms"] = round((time.perf_counter() - t_check) * 1000, 1)
-            if checked.supported:
-                if checked.unsupported:
-                    notice = _join(notice, _left_out(checked.unsupported))
-                return result(checked.answer, True, checked, raw)
-        if answerable != "yes":  # near the topic only: an extract would not answer
-            return nearest(checked, raw)
-        # The model wrote nothing a source backs (or there is none), but a source is close
-        # to the question: answer with its own sentences, checked like any answer. No model
-        # reads them, so they may come from more passages than the model's prompt held.
-        t_extract = time.perf_counter()
-        pool = built
-        if found is not None and model is not None and not parts:
-            pool = pack(found.evidence, budget or s.extract_token_budget, model.tokenizer,
-                        question, s)
-        extract = compose(question, pool.sources, embed, qvec, s)
-        extracted = check_answer(extract, pool.sources, embed, s, question) if extract else None
-        if timings["first_token_ms"] is None:
-            timings["first_token_ms"] = ms(time.perf_counter())
-        timings["check_ms"] = round((time.perf_counter() - t_extract) * 1000, 1)
-        if extracted is None or not extracted.supported:
-            return nearest(checked, raw)
-        if on_chunk and model is None:
-            on_chunk(extracted.answer)
-        if model is not None:
-            notice = _join(notice, "The model's own answer was not backed by your pages: "
-                                   "this answer is made of their sentences.")
-        return result(extracted.answer, True, extracted, raw or extract,
-                      shown=None if pool is built else pool)
+        """Answer `question` from the history, in stages (stages.py): retrieve and pack →
+        gate → generate → check → fall back; the first stage that has the answer ends it."""
+        q = Question(self, question, provided, budget, on_chunk, cancel, thread_id)
+        q.retrieve(q.load(extractive))
+        if not q.gate():  # the history does not hold it: no model time spent (its
+            return q.could_not_find()  # closest pages are the sources)
+        q.embed = self._embed()
+        if q.model is not None:
+            if not q.generate():
+                return q.result(q.raw, False, None, q.raw, cancelled=True)
+            if q.check():
+                return q.result(q.checked.answer, True, q.checked, q.raw)
+        return q.fall_back()
 
     # ---- helpers ------------------------------------------------------------------------
 
@@ -427,32 +244,3 @@ class Answerer:
             while len(self._threads) > MAX_THREADS:
                 self._threads.popitem(last=False)
             return tid
-
-
-@dataclass
-class Thread:
-    """A conversation's sources and its turns so far (question, checked answer)."""
-
-    built: BuiltContext
-    turns: list[tuple[str, str]]
-
-
-def verdict(p: float | None) -> Literal["no", "maybe", "yes"]:
-    """The relevance gate on a question (search/relevance.py): "no", the history does not
-    hold it (couldn't find, no model run); "yes", a source clearly answers (its own
-    sentences may stand in for a model answer no source backs); "maybe", the model and
-    the citation checker decide. Without an embedder (p None) the words decide: "yes"."""
-    if p is None:
-        return "yes"
-    g = relevance.gauge()
-    return "no" if p < g.refuse else "yes" if p >= g.extract else "maybe"
-
-
-def _join(*notes: str | None) -> str | None:
-    return " ".join(n for n in notes if n) or None
-
-
-def _left_out(unsupported: list[str]) -> str:
-    n = len(unsupported)
-    return (f"{n} sentence{'s were' if n > 1 else ' was'} left out of the answer: nothing "
-            f"in your history supports {'them' if n > 1 else 'it'}.")

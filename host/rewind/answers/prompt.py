@@ -22,7 +22,8 @@ FENCE_CLOSE = ">>>"
 PASSAGE_BREAK = "\n…\n"  # between two passages of one source
 
 # "Use the sources' own words": 28 % -> 38 % supported answers with the 135M model on the
-# Python FAQ; asking for short answers as well cut it to 25 % (bench/answers.py, 40 questions).
+# Python FAQ; asking for short answers as well cut it to 25 %
+# (bench/quality/answers.py, 40 questions).
 SYSTEM_PROMPT = (
     "You answer questions using only the sources below: pages from the person's own "
     "browsing history. Use the sources' own words. After each sentence, cite its source "

@@ -11,7 +11,7 @@ Faktor" reads as "zwei faktor"); every entry is then found at once by an Aho-Cor
 automaton (pyahocorasick) and kept only on word boundaries, so "sent" is not found in
 "consent". Chinese and Japanese have no spaces: their entries match anywhere in a run of
 those scripts. `Lexicon(exclude=...)` leaves languages out, to measure how the check does on
-a language whose words it does not know (bench/sensitive.py).
+a language whose words it does not know (bench/quality/sensitive.py).
 This module must never keep, log or return text: it answers which entries matched where.
 """
 

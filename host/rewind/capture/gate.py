@@ -112,6 +112,8 @@ class Gate:
         return out
 
     def _always_recorded(self, url: str) -> bool:
+        if not self.rules.always_record:
+            return False
         u = parse_web_url(url)
         return u is not None and any(host_matches(u.hostname, s)
                                      for s in self.rules.always_record)

@@ -11,7 +11,7 @@ greetings, repeated record shapes, the strongest policy topic; shares of short, 
 code lines) and the page's own signals (page_signals: signed in, account menu, signed out,
 greeting, a declared app, a composer), plus two products (a sensitive topic shown as a
 screen, or while signed in). A logistic model over them (`sensitive.json`, fitted by
-`python -m bench.sensitive --fit` on tests/data/sensitive_pages/ and on real documentation
+`python -m bench.quality.sensitive --fit` on tests/data/sensitive_pages/ and on real documentation
 and encyclopedia pages in several languages; its cross-validated rates are in
 docs/benchmarks.md) gives a probability, and two thresholds make three answers: record,
 hold (unsure: the person decides, holding.py), refuse. A page is judged in windows of

@@ -6,6 +6,7 @@ This module must never hold logic the host needs: it parses, calls, prints.
 from __future__ import annotations
 
 import argparse
+import errno
 import getpass
 import os
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 import filelock
 
 from .. import config
-from ..errors import Code, RewindError
+from ..errors import Code, RewindError, disk_full
 from .common import Command, Progress, emit, open_engine, parse_when
 
 
@@ -95,6 +96,13 @@ def cmd_export(args: argparse.Namespace) -> int:
                     fh.flush()
                     os.fsync(fh.fileno())
             os.replace(tmp, target)
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            # the backup's disk, not the history's: a write() error names no file
+            raise disk_full(target.parent, "the backup was not written (no part of it is "
+                            "left there)", "Free some space there, or write the backup to "
+                            "another disk. Your history is untouched.") from None
         finally:
             tmp.unlink(missing_ok=True)
         eng.audit.write("exported", file=target.name, kind="export" if args.json else "backup",

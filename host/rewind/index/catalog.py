@@ -2,7 +2,7 @@
 
 models.json says, for each language model, who published the GGUF, its licence, its
 quantisation and its shape (layers, heads, KV heads, head size, vocabulary: the published
-config), and what bench/ladder.py measured of it here. The memory a model needs is that
+config), and what bench/perf/ladder.py measured of it here. The memory a model needs is that
 measured peak, or else an estimate from the shape and the context window Rewind loads it
 with. This module must never load or download a model.
 """
@@ -45,7 +45,7 @@ class Shape:
 
 @dataclass(frozen=True)
 class Measured:
-    """Speed and memory bench/ladder.py measured on this project's 2-core machine."""
+    """Speed and memory bench/perf/ladder.py measured on this project's 2-core machine."""
 
     prompt_tokens_per_s: float  # reading a ~700-token prompt with `threads` threads
     answer_tokens_per_s: float  # writing, one thread
@@ -68,7 +68,7 @@ def estimated_bytes(spec: LlmSpec) -> int | None:
 
 
 def memory_bytes(spec: LlmSpec) -> int | None:
-    """The memory `spec` needs: the peak bench/ladder.py measured (the model, or a stand-in
+    """The memory `spec` needs: the peak bench/perf/ladder.py measured (the model, or a stand-in
     of its shape), else the estimate."""
     if spec.measured is not None and spec.measured.peak_rss_bytes:
         return spec.measured.peak_rss_bytes

@@ -148,7 +148,7 @@ class OnnxEmbedder:
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         # Shapes change with every batch, so memory patterns never repay; turning them off
-        # cut peak RSS from 831 to 540 MB at batch 16 (bench/bench_embedder.py).
+        # cut peak RSS from 831 to 540 MB at batch 16 (bench/perf/embedder.py).
         opts.enable_mem_pattern = False
         try:
             session = ort.InferenceSession(

@@ -96,7 +96,7 @@ class LlmSpec:
     licence: Licence | None = None
     context_window: int = 0  # what it was trained for (n_ctx may be smaller: memory)
     shape: Shape | None = None
-    measured: Measured | None = None  # bench/ladder.py, on this project's machine
+    measured: Measured | None = None  # bench/perf/ladder.py, on this project's machine
 
     @property
     def file_bytes(self) -> int | None:

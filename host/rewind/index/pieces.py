@@ -46,7 +46,7 @@ def split(text: str, emb: Embedder, max_pieces: int = MAX_PIECES) -> tuple[list[
             rest = ""
             break
         # Pieces of even length: a short tail piece would match any query that shares a
-        # few of its words (bench/reembed.py measured greedy 256 + a stub below cutting).
+        # few of its words (bench/perf/reembed.py measured greedy 256 + a stub below cutting).
         share = -(-left // max(1, want - len(pieces)))
         head = emb.truncate_to_tokens(rest, min(emb.max_tokens, max(share, 4)))
         if not head.strip():  # one token longer than a window: take what fits of it

@@ -7,7 +7,7 @@ that long for an answer; `rewind models recommend --patience S` asks for another
 a model whose licence allows non-commercial use only is listed but not recommended (Rewind
 may be used at work). Beside it, the model answers use now, so that a person sees what
 the change gains and what it costs (`gains`, `costs`). Memory is
-catalog.memory_bytes; speed is what bench/ladder.py measured here (models.json
+catalog.memory_bytes; speed is what bench/perf/ladder.py measured here (models.json
 "measured"), scaled to the threads the host reads prompts with; a model without a
 measurement is extrapolated from the offline default's. Every figure is an estimate and
 says so. This module must never download or load a model.
@@ -247,7 +247,7 @@ def recommend(machine: Machine, settings: Settings, model_dir: Path | None = Non
         reason = (f"no model fits in {gib(allowed)} ({share}) with first words within {wait}; "
                   "this one needs the least")
     notes = [
-        "Every figure is an estimate: memory and speed were measured by bench/ladder.py on "
+        "Every figure is an estimate: memory and speed were measured by bench/perf/ladder.py on "
         "stand-ins of each model's shape (random weights) on a 2-core machine, and scaled "
         "to the threads Rewind reads sources with here (llm_batch_threads). Only the offline "
         "default's answers were tried; the larger models were not run.",

@@ -6,7 +6,7 @@ runs three stages: every code by Hamming distance, keeping the `candidates` near
 int8 rows (memory-mapped: only these rows are read), keeping the `rescore` best; their
 stored vectors (float16, the truth, from the store), ranked by exact cosine. The
 similarities returned are exact, and the top k equals exact search unless a true neighbour
-is lost in the first two stages (bench/scale.py measures how often: recall@10 against
+is lost in the first two stages (bench/perf/scale.py measures how often: recall@10 against
 exact float32 search).
 
 The codes are derived from the store and kept as a memory-mapped snapshot
@@ -36,7 +36,7 @@ from .vector_file import Snapshot
 # Above this share of changed pages, rebuilding everything is cheaper than patching.
 _FULL_RELOAD_SHARE = 0.2
 # Candidates kept by the Hamming scan (at least 10 k), and by their int8 rows for exact
-# rescoring (at least 2 k). Chosen with bench/scale.py at 1M passages (docs/benchmarks.md).
+# rescoring (at least 2 k). Chosen with bench/perf/scale.py at 1M passages (docs/benchmarks.md).
 CANDIDATES = 15_000
 RESCORE = 100
 # A delta this large (rows added or removed since the snapshot) is folded into a new one.

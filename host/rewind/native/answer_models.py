@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from .. import profile_settings
 from ..errors import RewindError
+from .context import Ctx, Handler
 from .framing import encode
 from .replies import part_reply
 
 if TYPE_CHECKING:
     from ..engine import Rewind
-    from .handlers import Ctx
 
 PROGRESS_EVERY_S = 0.25
 
@@ -107,3 +107,9 @@ def pull_model(ctx: Ctx) -> dict[str, Any]:
                   for p in pulled],
         **status(ctx.engine),
     }
+
+
+REQUESTS: dict[str, Handler] = {
+    "answer_models": Handler(answer_models, "read"),
+    "pull_model": Handler(pull_model, "download"),
+}

@@ -1,4 +1,4 @@
-"""The handlers of backup and import (registered in handlers.py's table).
+"""The requests of backup and import (their table `REQUESTS` joins handlers.py's).
 
 `backup` streams the backup file's bytes (base64, frames under 1 MiB) to the options
 page, which saves them as a file; `import_chunk` receives a file the person picked, in
@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 
 from ..errors import Code, RewindError
+from .context import Ctx, Handler, Reply
+from .framing import encode
 from .replies import part_reply
 
 UPLOADS = "uploads"
@@ -46,15 +48,14 @@ def drop_stale_uploads(data_dir: Path) -> None:
             pass
 
 
-def backup(ctx) -> dict:
+def backup(ctx: Ctx) -> Reply:
     from ..control import dump
-    from .framing import encode
 
     a = ctx.args
     eng = ctx.engine
     # base64 of `raw` bytes, with the envelope, stays under the frame limit
     raw = (ctx.max_frame - 1024) * 3 // 4 // 3 * 3
-    counts: dict = {}
+    counts: dict[str, int] = {}
     buf = bytearray()
     total = 0
     pw = a["passphrase"] or None
@@ -73,7 +74,7 @@ def backup(ctx) -> dict:
             "bytes": total, "pages": counts.get("pages", 0), "encrypted": bool(pw)}
 
 
-def import_chunk(ctx) -> dict:
+def import_chunk(ctx: Ctx) -> Reply:
     a = ctx.args
     path = _upload_path(ctx.session.data_dir, a["upload"])
     try:
@@ -97,9 +98,8 @@ def import_chunk(ctx) -> dict:
     return {"received": have + len(data)}
 
 
-def import_backup(ctx) -> dict:
+def import_backup(ctx: Ctx) -> Reply:
     from ..control import restore
-    from .framing import encode
 
     a = ctx.args
     path = _upload_path(ctx.session.data_dir, a["upload"])
@@ -122,3 +122,10 @@ def import_backup(ctx) -> dict:
     finally:
         path.unlink(missing_ok=True)
     return {"result": result.to_dict()}
+
+
+REQUESTS: dict[str, Handler] = {
+    "backup": Handler(backup, "slow"),
+    "import_chunk": Handler(import_chunk, "write"),
+    "import_backup": Handler(import_backup, "slow"),
+}

@@ -1,4 +1,7 @@
-"""One handler per request type, behind one dispatch table (`HANDLERS`).
+"""One handler per request type, behind one dispatch table (`HANDLERS`): the core
+requests are here, and the table unites them with each group module's own `REQUESTS`
+(backups, reindex, mcp_requests, answer_models), imported directly; the types they share
+(`Ctx`, `Session`, `Handler`) are in context.py.
 
 A handler receives a checked request (requests.py did the type and size checks)
 and the connection's `Session`, calls the engine, and returns the fields of its
@@ -14,20 +17,17 @@ names, or treat page text as anything but data.
 from __future__ import annotations
 
 import logging
-import os
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__, config, faults, profile_settings
-from ..config import Settings
 from ..errors import Code, RewindError
-from .framing import Id, encode
+from . import answer_models, backups, mcp_requests, reindex
+from .context import Ctx, Handler, Reply
+from .framing import encode
 from .replies import ListPacker, pack_list, part_reply, split_page
-from .requests import PROTOCOL_VERSION, Request
+from .requests import PROTOCOL_VERSION
 from .schema import MISSING
 
 if TYPE_CHECKING:
@@ -36,73 +36,6 @@ if TYPE_CHECKING:
     from ..reembedding import Reembedder
 
 log = logging.getLogger("rewind.host")
-
-
-
-class Cancelled(Exception):
-    """Raised inside a handler when its request was cancelled."""
-
-
-@dataclass
-class Session:
-    """What one connection (one browser port) has fixed: settings, profile, engine."""
-
-    settings: Settings = field(default_factory=Settings)
-    data_dir_override: str | os.PathLike[str] | None = None
-    profile: str | None = None
-    data_dir: Path | None = None
-    engine: Rewind | None = None  # once hello has opened the profile
-    answerer: Answerer | None = None  # keeps the language model loaded (warm)
-    reembed: Reembedder | None = None  # the background embedding job (native/reindex.py)
-    busy: Callable[[], bool] = lambda: False  # interactive requests in flight (the host's)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def close(self) -> None:
-        if self.reembed is not None and not self.reembed.stop(timeout=0.5):
-            self.engine = None  # its thread is mid-batch: the process exit ends it
-        if self.answerer is not None:
-            self.answerer.close()
-            self.answerer = None
-        if self.engine is not None:
-            self.engine.close()
-            self.engine = None
-
-
-@dataclass
-class Ctx:
-    req: Request
-    session: Session
-    send_frames: Callable[[list[bytes]], None]  # already-encoded frames, in order
-    cancel: threading.Event = field(default_factory=threading.Event)
-    cancel_request: Callable[[Id], bool] = lambda _id: False
-
-    @property
-    def args(self) -> dict[str, Any]:
-        return self.req.args
-
-    @property
-    def engine(self) -> Rewind:
-        """The profile's engine (the host checks that hello opened it before dispatching)."""
-        assert self.session.engine is not None
-        return self.session.engine
-
-    @property
-    def max_frame(self) -> int:
-        return self.session.settings.max_reply_frame_bytes
-
-    def check_cancelled(self) -> None:
-        if self.cancel.is_set():
-            raise Cancelled
-
-
-Reply = dict[str, Any] | None  # None: the handler sent its frames itself
-
-
-@dataclass(frozen=True)
-class Handler:
-    fn: Callable[[Ctx], Reply]
-    lane: str  # inline | write | read | slow
-    needs_engine: bool = True
 
 
 # ---- handlers ---------------------------------------------------------------------------
@@ -126,9 +59,7 @@ def hello(ctx: Ctx) -> Reply:
             settings = profile_settings.apply(s.settings, data_dir)
             eng = Rewind.open(data_dir, settings, writer=True)
             s.profile, s.data_dir, s.engine = profile, data_dir, eng
-            from .backups import drop_stale_uploads
-
-            drop_stale_uploads(data_dir)
+            backups.drop_stale_uploads(data_dir)
             from ..reembedding import Reembedder
 
             s.reembed = Reembedder(eng, busy=s.busy)
@@ -431,40 +362,9 @@ def set_rules(ctx: Ctx) -> Reply:
     return {"rules": ctx.args["rules"], "redact": ctx.engine.gate().redact}
 
 
-def _data_handler(name: str) -> Callable[[Ctx], Reply]:
-    def run(ctx: Ctx) -> Reply:
-        from . import backups
-
-        return getattr(backups, name)(ctx)
-
-    return run
-
-
-def _reembed_handler(ctx: Ctx) -> Reply:
-    from .reindex import reindex
-
-    return reindex(ctx)
-
-
-def _mcp_handler(name: str) -> Callable[[Ctx], Reply]:
-    def run(ctx: Ctx) -> Reply:
-        from . import mcp_requests
-
-        return getattr(mcp_requests, name)(ctx)
-
-    return run
-
-
-def _answer_models_handler(name: str) -> Callable[[Ctx], Reply]:
-    def run(ctx: Ctx) -> Reply:
-        from . import answer_models
-
-        return getattr(answer_models, name)(ctx)
-
-    return run
-
-
-HANDLERS: dict[str, Handler] = {
+# The requests of this module; each group module (backups, reindex, mcp_requests,
+# answer_models) holds its own table beside its handlers, and HANDLERS unites them.
+CORE: dict[str, Handler] = {
     "hello": Handler(hello, "inline", needs_engine=False),
     "cancel": Handler(cancel, "inline", needs_engine=False),
     "list_profiles": Handler(list_profiles, "inline", needs_engine=False),
@@ -483,16 +383,12 @@ HANDLERS: dict[str, Handler] = {
     "list_pages": Handler(list_pages, "read"),
     "get_settings": Handler(get_settings, "read"),
     "export": Handler(export, "slow"),
-    "backup": Handler(_data_handler("backup"), "slow"),  # native/backups.py
-    "reindex": Handler(_reembed_handler, "read"),  # native/reindex.py
-    "import_chunk": Handler(_data_handler("import_chunk"), "write"),
-    "import_backup": Handler(_data_handler("import_backup"), "slow"),
     "ask": Handler(ask, "slow"),
     "build_context": Handler(build_context, "slow"),
-    # AI tools' access and what they read (native/mcp_requests.py)
-    "mcp_access": Handler(_mcp_handler("mcp_access"), "read"),
-    "mcp_set_access": Handler(_mcp_handler("mcp_set_access"), "write"),
-    "mcp_log": Handler(_mcp_handler("mcp_log"), "read"),
-    "answer_models": Handler(_answer_models_handler("answer_models"), "read"),
-    "pull_model": Handler(_answer_models_handler("pull_model"), "download"),
 }
+
+_GROUPS = (CORE, backups.REQUESTS, reindex.REQUESTS, mcp_requests.REQUESTS,
+           answer_models.REQUESTS)
+HANDLERS: dict[str, Handler] = {name: h for group in _GROUPS for name, h in group.items()}
+if len(HANDLERS) != sum(len(g) for g in _GROUPS):
+    raise RuntimeError("two request groups register the same request type")

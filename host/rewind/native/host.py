@@ -30,8 +30,9 @@ from .. import config
 from ..config import Settings
 from ..errors import Code, RewindError, disk_full
 from ..index.store import storage_error
+from .context import Cancelled, Ctx, Handler, Session
 from .framing import FrameTooLarge, Id, Oversized, Read, Truncated, encode, frames
-from .handlers import HANDLERS, Cancelled, Ctx, Handler, Session
+from .handlers import HANDLERS
 from .identity import allowed_origins
 from .replies import error_from, error_reply, ok_reply
 from .requests import ProtocolError, Request, parse_request

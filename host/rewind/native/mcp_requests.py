@@ -11,16 +11,14 @@ hold URLs and queries, never a page's words.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..audit import AuditLog
 from ..errors import Code, RewindError
 from ..mcp import activity, clients
 from ..mcp.access import AccessBook, client_id
+from .context import Ctx, Handler, Reply
 from .replies import pack_list
-
-if TYPE_CHECKING:
-    from .handlers import Ctx, Reply
 
 ACCESS_FIELDS = ("label", "enabled", "sites", "not_sites", "window_days", "llm")
 
@@ -71,3 +69,10 @@ def mcp_log(ctx: Ctx) -> Reply:
     ctx.send_frames(pack_list(ctx.req.id, "calls", rows, ctx.max_frame,
                               log_file=str(_audit(ctx).path)))
     return None
+
+
+REQUESTS: dict[str, Handler] = {
+    "mcp_access": Handler(mcp_access, "read"),
+    "mcp_set_access": Handler(mcp_set_access, "write"),
+    "mcp_log": Handler(mcp_log, "read"),
+}

@@ -10,15 +10,13 @@ This module must never embed anything itself, nor open a path a request names.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import config
 from ..errors import Code, RewindError
+from .context import Ctx, Handler, Reply
 from .framing import encode
 from .replies import part_reply
-
-if TYPE_CHECKING:
-    from .handlers import Ctx
 
 PROGRESS_EVERY_S = 0.5
 FOLLOW_MAX_S = 6 * 3600.0  # a follower is cancelled by its port long before this
@@ -36,7 +34,7 @@ def embedding_models() -> list[dict[str, Any]]:
             for r in rows if r["kind"] == "embedding" and r["installed"]]
 
 
-def reindex(ctx: Ctx) -> dict[str, Any] | None:
+def reindex(ctx: Ctx) -> Reply:
     from ..reembedding import model_id_for
 
     a = ctx.args
@@ -75,3 +73,6 @@ def _follow(ctx: Ctx, status: dict | None) -> dict | None:
         time.sleep(PROGRESS_EVERY_S)
         status = job.status()
     return status
+
+
+REQUESTS: dict[str, Handler] = {"reindex": Handler(reindex, "read")}

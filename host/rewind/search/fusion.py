@@ -1,16 +1,13 @@
 """Fusing the dense and the BM25 ranking of passages into one score per passage.
 
-`fuse_adaptive` (the default, measured in bench/fusion_lab.py) lets each retriever vote
+`fuse_adaptive` (the default, measured in bench/labs/fusion.py) lets each retriever vote
 with how sure it is on this query; `fuse_rrf` is the weighted reciprocal-rank baseline.
 This module must never look anything up: it works on the scores it is given.
 """
 
 from __future__ import annotations
 
-import re
-
 from ..config import Settings
-from ..text import STOP_WORDS
 
 
 def fuse_rrf(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
@@ -25,17 +22,10 @@ def fuse_rrf(dense: dict[int, float], keyword: dict[int, float], settings: Setti
     return fused
 
 
-def keyword_style(text: str, max_terms: int) -> bool:
-    """A few content words and no function words ("RNG-pruning HNSW") reads as words a
-    person remembers from a page; a sentence ("how does HNSW prune ...") as a question."""
-    words = re.findall(r"[\w'-]+", text.lower())
-    return 0 < len(words) <= max_terms and not any(w in STOP_WORDS for w in words)
-
-
 def fuse_adaptive(dense: dict[int, float], keyword: dict[int, float], settings: Settings,
                   page_of: dict[int, int] | None = None, remembered_words: bool = False,
                   ) -> dict[int, float]:
-    """Confidence-weighted CombSUM of min-max normalised scores (bench/fusion_lab.py).
+    """Confidence-weighted CombSUM of min-max normalised scores (bench/labs/fusion.py).
 
     Each retriever votes with how sure it is on this query: dense with its top cosine,
     BM25 with `fusion_keyword_weight * gap`, where gap = (top - runner-up) / top of the

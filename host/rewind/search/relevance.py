@@ -5,7 +5,7 @@ close the best passages are in meaning (cosine, and its margin over other pages)
 of the question's rarer words the best passage (with its page's title) has (coverage, IDF-
 weighted: what tells the page that answers from its neighbours), how sure BM25 is (its top
 score over the question's own), and whether the two retrievers agree on the first page —
-and two logistic models fitted on the development sets (bench/fit_relevance.py, figures in
+and two logistic models fitted on the development sets (bench/quality/fit_relevance.py, figures in
 docs/benchmarks.md) turn them into probabilities:
 - `hit`: is this result about what was asked? Search shows the results above `fold`, and
   folds the others under "less relevant".
@@ -13,7 +13,7 @@ docs/benchmarks.md) turn them into probabilities:
   find" without running the model; at or above `extract`, an answer made of the sources'
   own sentences stands in for a model answer that no source backs; at or above `closest`,
   when nothing is backed, the closest passage is quoted (answers/closest.py) rather than
-  "couldn't find" (chosen from what ask did on the tune sets: bench/fit_relevance.py).
+  "couldn't find" (chosen from what ask did on the tune sets: bench/quality/fit_relevance.py).
 The models and thresholds are data, `relevance.json` beside this module.
 This module must never write, and never decide anything the models do not say.
 """
@@ -31,10 +31,10 @@ from ..logistic import Logistic
 from .retrieve import PassageHit, Retrieved, Searcher
 
 HIT_FEATURES = ("cos", "kw_share", "cover", "cover_rare", "first")
-# Measured and left out (bench/fit_relevance.py): the cosine's margin over other pages
+# Measured and left out (bench/quality/fit_relevance.py): the cosine's margin over other pages
 # (strong on one-topic FAQ sets, but in a person's many-topic history it says "the topic is
 # here", not "the answer is"), BM25's ratio to the query's self-score, the query's length;
-# and (bench/answerability.py) the best cosine of a single sentence, AUC +0.00-0.01 on every
+# and (bench/labs/answerability.py) the best cosine of a single sentence, AUC +0.00-0.01 on every
 # source, and the question's likelihood after a passage under the offline 135M model
 # (query likelihood), AUC 0.56-0.60 on the tune sources.
 QUERY_FEATURES = ("cos_top", "cover", "cover_rare", "agree")

@@ -27,7 +27,8 @@ from ..index.records import PageRecord, PassageRecord
 from ..index.store import Store
 from ..index.text_index import TextIndex
 from ..index.vectors import VectorIndex
-from .fusion import fuse_adaptive, fuse_rrf, keyword_style
+from .fusion import fuse_adaptive, fuse_rrf
+from .query_form import remembered_words
 
 MODES = ("hybrid", "semantic", "keyword")
 
@@ -141,7 +142,7 @@ class Searcher:
             scores = keyword
         elif s.fusion == "adaptive":
             scores = fuse_adaptive(
-                dense, keyword, s, page_of, keyword_style(text, s.fusion_remembered_max_terms))
+                dense, keyword, s, page_of, remembered_words(text, s.fusion_remembered_max_terms))
         else:
             scores = fuse_rrf(dense, keyword, s)
         hits = [PassageHit(pid, page_of[pid], score, cosine.get(pid), keyword.get(pid))

@@ -1,0 +1,50 @@
+/**
+ * The form of a query, as the host reads it too (host/rewind/search/query_form.py): one
+ * definition in two languages, pinned by the cases both test suites read
+ * (tests/data/query_forms.json) and by a test that this file's word lists are the host's.
+ *
+ * Job: `looksLikeQuestion` (a sentence asking something: the side panel answers it at once
+ * when auto-answer is on) and `rememberedWords` (a few words and no function word: words a
+ * person remembers from a page, which search trusts BM25 for).
+ * Never: touch the DOM or `chrome.*`; never decide anything but the form.
+ */
+
+/** The host's stop words (rewind.text.STOP_WORDS), for `rememberedWords`. */
+export const STOP_WORDS = new Set(`
+a about above after again against all also am an and any are aren't as at be because been
+before being below between both but by can can't cannot could couldn't did didn't do does
+doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
+having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll
+i'm i've if in into is isn't it it's its itself just let's may me might more most must
+mustn't my myself no nor not of off on once only or other ought our ours ourselves out over
+own s same shall shan't she she'd she'll she's should shouldn't so some such t than that
+that's the their theirs them themselves then there there's these they they'd they'll they're
+they've this those through to too under until up us very was wasn't we we'd we'll we're
+we've were weren't what what's when when's where where's which while who who's whom why
+why's will with won't would wouldn't you you'd you'll you're you've your yours yourself
+yourselves
+`.split(/\s+/).filter(Boolean));
+
+/** First words that make a query of three words or more a question. */
+export const QUESTION_WORDS = `
+what why how who when where which is are does do did can could should explain compare
+`.split(/\s+/).filter(Boolean);
+
+const QUESTION_START = new RegExp(`^(${QUESTION_WORDS.join("|")})(?![A-Za-z0-9_])`);
+
+/** Does the query read like a question (for auto-answer)? @param {string} q */
+export function looksLikeQuestion(q) {
+  const s = String(q ?? "").trim().toLowerCase();
+  if (s.split(/\s+/).length < 3) return false;
+  return s.endsWith("?") || QUESTION_START.test(s);
+}
+
+/**
+ * A few content words and no function words ("RNG-pruning HNSW") read as words a person
+ * remembers from a page; a sentence ("how does HNSW prune ...") does not.
+ * @param {string} q @param {number} maxTerms (Settings.fusion_remembered_max_terms)
+ */
+export function rememberedWords(q, maxTerms) {
+  const words = String(q ?? "").toLowerCase().match(/[\p{L}\p{N}_'-]+/gu) ?? [];
+  return words.length > 0 && words.length <= maxTerms && !words.some((w) => STOP_WORDS.has(w));
+}

@@ -1,0 +1,93 @@
+"""What every request handler is given and returns: the connection's `Session`, the
+request's `Ctx`, the `Reply` a handler gives back, a `Handler` (function + lane) and
+`Cancelled`.
+
+Kept apart from the dispatch table (handlers.py) so that the request groups
+(backups.py, reindex.py, mcp_requests.py, answer_models.py) take a typed `Ctx` and the
+table imports them, never the other way round.
+This module must never import a handler module, read or write frames, or do I/O.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..config import Settings
+from .framing import Id
+from .requests import Request
+
+if TYPE_CHECKING:
+    from ..answers.answer import Answerer
+    from ..engine import Rewind
+    from ..reembedding import Reembedder
+
+
+class Cancelled(Exception):
+    """Raised inside a handler when its request was cancelled."""
+
+
+@dataclass
+class Session:
+    """What one connection (one browser port) has fixed: settings, profile, engine."""
+
+    settings: Settings = field(default_factory=Settings)
+    data_dir_override: str | os.PathLike[str] | None = None
+    profile: str | None = None
+    data_dir: Path | None = None
+    engine: Rewind | None = None  # once hello has opened the profile
+    answerer: Answerer | None = None  # keeps the language model loaded (warm)
+    reembed: Reembedder | None = None  # the background embedding job (native/reindex.py)
+    busy: Callable[[], bool] = lambda: False  # interactive requests in flight (the host's)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def close(self) -> None:
+        if self.reembed is not None and not self.reembed.stop(timeout=0.5):
+            self.engine = None  # its thread is mid-batch: the process exit ends it
+        if self.answerer is not None:
+            self.answerer.close()
+            self.answerer = None
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+
+@dataclass
+class Ctx:
+    req: Request
+    session: Session
+    send_frames: Callable[[list[bytes]], None]  # already-encoded frames, in order
+    cancel: threading.Event = field(default_factory=threading.Event)
+    cancel_request: Callable[[Id], bool] = lambda _id: False
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return self.req.args
+
+    @property
+    def engine(self) -> Rewind:
+        """The profile's engine (the host checks that hello opened it before dispatching)."""
+        assert self.session.engine is not None
+        return self.session.engine
+
+    @property
+    def max_frame(self) -> int:
+        return self.session.settings.max_reply_frame_bytes
+
+    def check_cancelled(self) -> None:
+        if self.cancel.is_set():
+            raise Cancelled
+
+
+Reply = dict[str, Any] | None  # None: the handler sent its frames itself
+
+
+@dataclass(frozen=True)
+class Handler:
+    fn: Callable[[Ctx], Reply]
+    lane: str  # inline | write | read | slow | download
+    needs_engine: bool = True
