@@ -11,12 +11,22 @@ This module must never start a re-embedding itself.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
+import tantivy
+
+from .config import Settings
 from .index import languages, models
+from .index.text_index import TextIndex
 
-if TYPE_CHECKING:
-    from .engine import Rewind
+
+class _Engine(Protocol):  # what of the engine this reads (no engine <-> stats cycle)
+    settings: Settings
+    model_dir: Path
+    text_index: TextIndex
+
+    def model_id(self) -> str: ...
 
 
 def _names(codes: list[str]) -> str:
@@ -26,11 +36,23 @@ def _names(codes: list[str]) -> str:
     return ", ".join(names[:2]) + " or others"
 
 
-def summary(engine: Rewind) -> dict[str, Any]:
+def pages_per_language(ti: TextIndex) -> dict[str, int]:
+    """Pages per language (languages.UNKNOWN when undetermined), most first: the text
+    index puts the page's language on its first passage only, so a count is pages."""
+    searcher = ti.searcher()
+    out = {}
+    for lang in sorted(ti.languages() | {languages.UNKNOWN}):
+        n = searcher.search(tantivy.Query.term_query(ti.schema, "lang", lang), 1).count
+        if n:
+            out[lang] = n
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def summary(engine: _Engine) -> dict[str, Any]:
     """{pages: {code: n}, names: {code: name}, other_share, offer: {...} | None}."""
     try:
         engine.text_index.reload()
-        pages = engine.text_index.language_mix()
+        pages = pages_per_language(engine.text_index)
     except Exception:  # noqa: BLE001 - a damaged or busy index: stats go on without the mix
         return {"pages": {}, "names": {}, "other_share": None, "offer": None}
     known = {k: v for k, v in pages.items() if k != languages.UNKNOWN}

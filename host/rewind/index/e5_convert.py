@@ -15,7 +15,7 @@ of the package's code is run or copied. Out come, beside it:
 - `charmap.json`: the per-code-point normalisation the file carries (NFKC-like, control
   characters dropped), applied before the tokenizer (index/multilingual.py).
 `rewind setup` installs the int8 graph: measured against the C engine and the 4-bit graph
-(bench/multilingual_engine.py, docs/benchmarks.md "The multilingual model's runtime"), the
+(bench/perf/multilingual_engine.py, docs/benchmarks.md "The multilingual model's runtime"), the
 same quality, twice the C engine's speed, one runtime for every model.
 This module must never download anything, and never write outside the model's folder.
 """

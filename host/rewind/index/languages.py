@@ -87,3 +87,15 @@ def detect(text: str, declared: str | None = None) -> Verdict:
     if not said and prob < 0.5:
         return Verdict(UNKNOWN, said, found, prob)
     return Verdict(found, said, found, prob)
+
+
+def page_languages(pages: dict, rows: list) -> dict[int, str]:
+    """Each page's language (page id -> code): its declared `lang` (its metadata) checked
+    by the detector on its title and the start of its text (`rows`: (passage id, page id,
+    passage) in order, as the store gives them)."""
+    texts: dict[int, list[str]] = {pid: [p.title] for pid, p in pages.items()}
+    for _pid, page_id, passage in rows:
+        if sum(map(len, texts[page_id])) < SAMPLE_CHARS:
+            texts[page_id].append(passage.text)
+    return {pid: detect("\n".join(texts[pid]), (pages[pid].metadata or {}).get("lang")).lang
+            for pid in pages}

@@ -119,16 +119,9 @@ class Specs:
 
 def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
     files = tuple(
-        FileSpec(
-            name=fname,
-            sha256=f.get("sha256"),
-            package=f.get("package"),
-            member=f.get("member"),
-            download=f.get("download"),
-            bytes=f.get("bytes"),
-            made_from=f.get("made_from"),
-            url=f.get("url"),
-        )
+        FileSpec(name=fname, sha256=f.get("sha256"), package=f.get("package"),
+                 member=f.get("member"), download=f.get("download"), bytes=f.get("bytes"),
+                 made_from=f.get("made_from"), url=f.get("url"))
         for fname, f in raw.items()
     )
     for f in files:

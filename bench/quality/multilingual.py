@@ -1,7 +1,7 @@
 """Search in every language: MRR@10 per language, question language, mode and model.
 
 Job: for each embedding model (MiniLM, the offline default; multilingual-e5-small) and each
-language of bench/lang_devsets.py (English, German, French, Spanish, Italian, Japanese,
+language of bench/common/lang_devsets.py (English, German, French, Spanish, Italian, Japanese,
 Chinese), build a store of that language's pages with the real engine (`Rewind.ingest`, one
 store per language, as a person reading in that language would have), then search it with
 the pages' headings in the language ("native"), the English headings ("English") and
@@ -11,23 +11,19 @@ section of docs/benchmarks.md.
 Never: touch the user's data directory; change the engine's settings beyond lifting the
 per-domain cap (every page of a set lives on one synthetic site).
 
-Run: .venv/bin/python -m bench.multilingual [--langs de,ja] [--models NAME,...]
+Run: .venv/bin/python -m bench.quality.multilingual [--langs de,ja] [--models NAME,...]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-if not __package__:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench import lang_devsets, report  # noqa: E402
-from bench.metrics import evaluate  # noqa: E402
-from bench.quality import _import_engine, model_dir_for  # noqa: E402
+from bench.common import lang_devsets, report
+from bench.common.metrics import evaluate
+from bench.quality.quality import _import_engine, model_dir_for
 
 MODELS = ("all-minilm-l6-v2-int8", "multilingual-e5-small")
 MODES = ("keyword", "semantic", "hybrid")
@@ -38,6 +34,8 @@ LIMIT = 10
 def run_lang(eng_mod, search, settings, embedder, model_dir: Path, ls: lang_devsets.LangSet
              ) -> tuple[dict, dict]:  # fmt: skip
     """{(kind, mode, split): MRR@10}, and what building the store took."""
+    from rewind.language_mix import pages_per_language
+
     with tempfile.TemporaryDirectory(prefix="rewind-bench-lang-") as tmp:
         d = Path(tmp)
         t0 = time.perf_counter()
@@ -50,7 +48,7 @@ def run_lang(eng_mod, search, settings, embedder, model_dir: Path, ls: lang_devs
                                                          "visited_at": time.time() - 86400})
                 url_doc[res.url] = s.sid
                 passages += res.passages
-            mix = eng.text_index.language_mix()
+            mix = pages_per_language(eng.text_index)
         built = {"pages": len(ls.docs), "passages": passages,
                  "seconds": time.perf_counter() - t0, "mix": mix}
         runs: dict[tuple[str, str, str], list] = {}
@@ -73,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
     config, eng_mod, models, search = _import_engine()
-    from rewind.index.embedder import open_embedder
+    from rewind.index.multilingual import open_embedder
 
     cache = Path(tempfile.gettempdir()) / "rewind-bench-models"
     t_all = time.perf_counter()
@@ -105,11 +103,11 @@ def render(results, sets, args, took_s: float, load0: float) -> str:
     models = args.models.split(",")
     langs = args.langs.split(",")
     lines = [
-        "## Search in every language (bench/multilingual.py)", "",
+        "## Search in every language (bench/quality/multilingual.py)", "",
         f"{report.today()} · {report.machine()} · load average {load0:.1f} at the start, "
         f"{report.load_average():.1f} at the end · {took_s:.0f} s in all", "",
         "Development sets from the Debian Reference 2.100 in English and six translations "
-        "(bench/lang_devsets.py): a page is a section's own text without its heading, one "
+        "(bench/common/lang_devsets.py): a page is a section's own text without its heading, one "
         "store per language; queries are the section headings in the pages' language "
         "(native) and the English originals of the same headings (English), plus known-item "
         "queries (three of a page's rarest terms). Headings are short topic phrases, not "
