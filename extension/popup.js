@@ -20,6 +20,7 @@ import { formatBytes, formatCount, modelsInUse, relativeTime } from "./lib/forma
 import { backfillView } from "./lib/history-view.js";
 import { heldView } from "./lib/held.js";
 import { retentionLine, storageLine } from "./lib/kept.js";
+import { languageOffer } from "./lib/language-offer.js";
 import { reembedView } from "./lib/reembed.js";
 import { pageStatusLine } from "./lib/status.js";
 
@@ -138,6 +139,7 @@ function render() {
   }
 
   renderJob(connected ? stats?.reembed : null);
+  renderOffer(connected ? stats?.languages : null, stats?.reembed);
   renderBackfill(st.backfill);
 
   const pause = /** @type {HTMLButtonElement} */ ($("pause"));
@@ -174,6 +176,25 @@ function renderBackfill(b) {
   if (b?.state === "running") {
     backfillTimer = setTimeout(async () => renderBackfill(await call("history_status").then((r) => r.backfill).catch(() => null)), 1000);
   }
+}
+
+/** The multilingual model's offer (lib/language-offer.js); nothing starts without a click. */
+async function renderOffer(languages, job) {
+  const key = "languageOfferDismissed";
+  const dismissed = inExtension() ? String((await chrome.storage.local.get(key))[key] ?? "") : "";
+  const card = languageOffer(languages, {
+    job, dismissed,
+    start: async (model, dim) => {
+      await call("reindex", { job: "start", model, dim }).catch((err) => ($("site-note").textContent = String(err?.message ?? err)));
+      $("language-offer").replaceChildren();
+      refreshJob();
+    },
+    dismiss: async (k) => {
+      if (inExtension()) await chrome.storage.local.set({ [key]: k });
+      $("language-offer").replaceChildren();
+    },
+  });
+  $("language-offer").replaceChildren(...(card ? [card] : []));
 }
 
 async function refreshJob() {

@@ -73,7 +73,7 @@ def passages(n: int) -> list[str]:
 
 def run_ours(texts: list[str], batch: int, model_dir: Path) -> float:
     from rewind.config import Settings
-    from rewind.index.embedder import open_embedder
+    from rewind.index.multilingual import open_embedder
 
     settings = dataclasses.replace(Settings(), embed_batch_size=batch)
     emb = open_embedder(settings, model_dir)

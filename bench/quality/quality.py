@@ -267,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     config, engine_mod, models, search = _import_engine()
-    from rewind.index.embedder import OnnxEmbedder
+    from rewind.index.multilingual import embedder_class
 
     t_start = time.perf_counter()
     pairs = data.faq_pairs(data.python_docs(args.cache))
@@ -277,7 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_pages_per_domain=config.Settings().max_limit,  # one synthetic site: see docstring
     )
     # One embedder for every engine opened below: its query cache serves all variants.
-    embedder = OnnxEmbedder(models.embedding_spec(args.model), model_dir, base)
+    spec = models.embedding_spec(args.model)
+    embedder = embedder_class(spec)(spec, model_dir, base)
 
     with tempfile.TemporaryDirectory(prefix="rewind-quality-") as tmp:
         data_dir = args.keep or Path(tmp) / "data"

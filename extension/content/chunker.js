@@ -1,7 +1,8 @@
 /**
  * Passage chunker, after Chrome's DocumentChunker (blink content_extraction).
  *
- * Job: walk a DOM subtree and cut its text into passages of at most 200 words,
+ * Job: walk a DOM subtree and cut its text into passages of at most 200 words
+ * (counted for every script: Chinese, Japanese and Thai have no spaces),
  * merging neighbouring text greedily without running across section breaks,
  * with a quality score and a position for each passage; the page title is a
  * passage of its own (position 0).
@@ -71,7 +72,7 @@
     /(^|[\s_-])(nav|navbar|navigation|menu|breadcrumbs?|footer|sidebar|cookies?|consent|banner|share|sharing|social|related|promo|advert|ads?|subscribe|newsletter|pagination|masthead|skip-link)([\s_-]|$)/i;
   const BOILERPLATE =
     /(cookie|privacy policy|terms of (use|service)|all rights reserved|©|copyright \d|subscribe to|sign up for|newsletter|accept all|skip to (main )?content|follow us)/i;
-  const SENTENCE_END = /[.!?…。！？]["')\]»”’]?(\s|$)/;
+  const SENTENCE_END = /[.!?…]["')\]»”’]?(\s|$)|[。！？]/; // CJK full stops need no space
   const HIDDEN_STYLE = /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i;
   // A heading's permalink ("¶" in Sphinx docs, "#" or "§" elsewhere): link furniture, not text.
   const PERMALINK_TEXT = /^\s*[¶§#🔗]\s*$/u;
@@ -99,30 +100,69 @@
    * }} Agg
    */
 
+  // Scripts written without spaces (host/rewind/capture/units.py, same numbers): each
+  // character counts the share of a word it carries for an embedding model, in twelfths —
+  // a Han character half a word, a kana a third, a Thai, Lao, Myanmar or Khmer letter a
+  // quarter; a word between spaces counts one (12). CJK and full-width punctuation separate
+  // and weigh 0; combining marks stay on their letter.
+  const WHOLE = 12;
+  const DENSE = [
+    [0x3400, 0x4dbf, 6], [0x4e00, 0x9fff, 6], [0xf900, 0xfaff, 6], [0x20000, 0x2ffff, 6],
+    [0x3040, 0x30ff, 4], [0x31f0, 0x31ff, 4], [0xff66, 0xff9f, 4],
+    [0x0e00, 0x0eff, 3], [0x1000, 0x109f, 3], [0x1780, 0x17ff, 3],
+  ];
+  const SPACE = /\s/;
+  const MARK = /\p{M}/u;
+  const ALNUM = /[\p{L}\p{N}]/u;
+
+  /** Twelfths of a word for one code point of a script without spaces, else 0. @param {number} cp */
+  function weight(cp) {
+    if (cp < 0x0e00) return 0;
+    for (const [first, last, w] of DENSE) if (cp >= first && cp <= last) return w;
+    return 0;
+  }
+
   /**
-   * Words as the host counts them (capture/chunker.py's word_count; tests/data/
-   * word_count_cases.json pins both): runs between spaces, and each Chinese or Japanese
-   * character a word of its own (those scripts write no spaces: a paragraph is not one word).
-   * @param {string} s
+   * Units of `s`: [start, end, twelfths] for each word between separators and each
+   * character of a script without spaces (UTF-16 offsets).
+   * @param {string} s @returns {[number, number, number][]}
    */
-  function countWords(s) {
-    let n = 0;
-    let inWord = false;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      const space = c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 160;
-      const cjk = (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) ||
-        (c >= 0xf900 && c <= 0xfaff) || (c >= 0xff66 && c <= 0xff9f);
-      if (space) inWord = false;
-      else if (cjk) {
-        n++;
-        inWord = false;
-      } else if (!inWord) {
-        inWord = true;
-        n++;
+  function units(s) {
+    /** @type {[number, number, number][]} */
+    const out = [];
+    let start = -1;
+    /** @type {[number, number, number] | null} */
+    let last = null; // the dense unit a combining mark joins (Thai vowels and tone marks)
+    for (let i = 0; i < s.length; ) {
+      const cp = /** @type {number} */ (s.codePointAt(i));
+      const size = cp > 0xffff ? 2 : 1;
+      const ch = s.slice(i, i + size);
+      if (last && MARK.test(ch)) {
+        last[1] = i + size;
+        i += size;
+        continue;
       }
+      if (last) out.push(last);
+      last = null;
+      const w = weight(cp);
+      const sep = SPACE.test(ch) || (cp >= 0x3000 && cp <= 0x303f) || (cp >= 0xff00 && cp <= 0xff65 && !ALNUM.test(ch));
+      if (w || sep) {
+        if (start >= 0) out.push([start, i, WHOLE]);
+        start = -1;
+        if (w) last = [i, i + size, w];
+      } else if (start < 0) start = i;
+      i += size;
     }
-    return n;
+    if (last) out.push(last);
+    if (start >= 0) out.push([start, s.length, WHOLE]);
+    return out;
+  }
+
+  /** Words in `s`, every script measured (rounded up over the whole text). @param {string} s */
+  function countWords(s) {
+    let t = 0;
+    for (const u of units(s)) t += u[2];
+    return Math.ceil(t / WHOLE);
   }
 
   /** @param {any} node */
@@ -202,32 +242,37 @@
   }
 
   /**
-   * Split `text` into pieces of at most maxWords words and maxChars chars.
+   * Split `text` into consecutive pieces of at most maxWords words and maxChars chars, cut
+   * where a unit starts (a single unit longer than maxChars is cut hard); pieces are trimmed
+   * slices of `text` that together hold all of it but whitespace.
    * @param {string} text @param {number} maxWords @param {number} maxChars
    */
   function splitLong(text, maxWords, maxChars) {
+    const limit = Math.max(1, maxWords) * WHOLE;
+    /** @type {string[]} */
     const pieces = [];
-    const tokens = text.split(/ +/);
-    let cur = [];
-    let curChars = 0;
-    for (let t of tokens) {
-      while (t.length > maxChars) {
-        if (cur.length) pieces.push(cur.join(" "));
-        cur = [];
-        curChars = 0;
-        pieces.push(t.slice(0, maxChars));
-        t = t.slice(maxChars);
+    let start = -1;
+    let total = 0;
+    /** The piece open since `start`, up to `end` (where the next unit starts). @param {number} end */
+    const close = (end) => {
+      if (start >= 0) {
+        const p = text.slice(start, end).trim();
+        if (p) pieces.push(p);
       }
-      if (!t) continue;
-      if (cur.length >= maxWords || curChars + t.length + 1 > maxChars) {
-        pieces.push(cur.join(" "));
-        cur = [];
-        curChars = 0;
+      start = -1;
+      total = 0;
+    };
+    for (let [s, e, w] of units(text)) {
+      while (e - s > maxChars) {
+        close(s);
+        pieces.push(text.slice(s, s + maxChars));
+        s += maxChars;
       }
-      cur.push(t);
-      curChars += t.length + 1;
+      if (start >= 0 && (total + w > limit || e - start > maxChars)) close(s);
+      if (start < 0) start = s;
+      total += w;
     }
-    if (cur.length) pieces.push(cur.join(" "));
+    close(text.length);
     return pieces;
   }
 
@@ -451,5 +496,8 @@
     };
   }
 
-  globalThis.RewindChunker = Object.freeze({ chunk, countWords, LIMITS });
+  /** Pieces of at most maxWords words (no character cap): the host's units.cut. */
+  const cut = (/** @type {string} */ text, /** @type {number} */ maxWords) => splitLong(text, maxWords, Infinity);
+
+  globalThis.RewindChunker = Object.freeze({ chunk, countWords, cut, LIMITS });
 }

@@ -177,7 +177,7 @@ test("injecting the script twice is harmless (a block, not top-level declaration
   assert.ok(first);
 });
 
-test("words as the host counts them: each Chinese or Japanese character is a word (shared cases)", () => {
+test("words as the host counts them: Chinese and Japanese by characters (shared cases)", () => {
   const cases = JSON.parse(readFileSync(new URL("../../tests/data/word_count_cases.json", import.meta.url), "utf8"));
   for (const c of cases) assert.equal(RewindChunker.countWords(c.text), c.words, c.text);
 });

@@ -92,6 +92,14 @@ class Settings:
     # machine busy (load 5) one thread embedded a query in 12 ms p50, two spinning ones in
     # 33 ms (docs/benchmarks.md, "The MCP server").
     mcp_onnx_threads: int = knob(1, "onnxruntime intra-op threads of `rewind mcp`")
+    # The popup and options offer the multilingual model when this share of the pages
+    # (of a history of at least multilingual_offer_min_pages) is in other languages.
+    multilingual_model: str = knob("multilingual-e5-small", "the model offered for languages")
+    multilingual_offer_share: float = knob(
+        0.2, "share of pages not in English from which the multilingual model is offered",
+        lo=0.0, hi=1.0)
+    multilingual_offer_min_pages: int = knob(10, "pages before the language mix means much",
+                                             lo=1, hi=100_000)
 
     # --- search ---
     default_limit: int = knob(10, "results a search shows when it does not say",

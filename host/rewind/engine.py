@@ -31,8 +31,8 @@ from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
 from .held_pages import HeldPages
-from .index import at_rest, embedding_job, integrity, models, vector_file
-from .index.embedder import Embedder, OnnxEmbedder
+from .index import at_rest, embedding_job, integrity, models, multilingual, vector_file
+from .index.embedder import Embedder
 from .index.page_filter import PageFilter
 from .index.pieces import embed_passages
 from .index.records import PageRecord
@@ -242,8 +242,8 @@ class Rewind(Forgetting, Inspection, HeldPages):
                     name, _, dim = self.model_id().partition("@")
                     spec = models.embedding_spec(name)
                     start = time.perf_counter()
-                    self._embedder = OnnxEmbedder(spec, self.model_dir, self.settings,
-                                                  dim=int(dim) if dim else None)
+                    self._embedder = multilingual.embedder_class(spec)(
+                        spec, self.model_dir, self.settings, dim=int(dim) if dim else None)
                     self.embedder_load_s = time.perf_counter() - start
                 except RewindError as exc:
                     self._embedder_problem = str(exc)

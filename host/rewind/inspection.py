@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from . import language_mix
 from .capture import urls
 from .index import embedding_job, integrity, retention
 
@@ -105,6 +106,7 @@ class Inspection:
             "split_passages": embedding_job.split_passages(store, self.model_id()),
             "truncated_passages": embedding_job.truncated(store, self.model_id()),
             "data_dir": str(self.data_dir),
+            "languages": language_mix.summary(self),  # pages per language; the model offer
             "held": self.holding().count(),  # type: ignore[attr-defined]
         }
 

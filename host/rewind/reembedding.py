@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 from .errors import Code, RewindError, disk_full
 from .index import embedding_job as record
 from .index import models
-from .index.embedder import Embedder, OnnxEmbedder
+from .index.embedder import Embedder
+from .index.multilingual import embedder_class
 from .index.pieces import embed_passages
 
 if TYPE_CHECKING:
@@ -261,8 +262,9 @@ class Reembedder:
         if current is not None and current.model_id == model_id:
             return current
         name, _, dim = model_id.partition("@")
-        return OnnxEmbedder(models.embedding_spec(name), self.engine.model_dir,
-                            self.engine.settings, dim=int(dim) if dim else None)
+        spec = models.embedding_spec(name)
+        return embedder_class(spec)(spec, self.engine.model_dir, self.engine.settings,
+                                    dim=int(dim) if dim else None)
 
 
 def status(engine: Rewind, runner: Reembedder | None = None) -> dict | None:

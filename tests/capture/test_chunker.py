@@ -1,8 +1,9 @@
 import json
 from pathlib import Path
 
-from rewind.capture.chunker import approx_tokens, chunk_blocks, quality, word_count
+from rewind.capture.chunker import approx_tokens, chunk_blocks, quality
 from rewind.capture.extract import Block
+from rewind.capture.units import count_words
 from rewind.config import Settings
 
 S = Settings()
@@ -62,9 +63,10 @@ def test_quality_prefers_structured_prose_over_menus():
 
 
 def test_words_as_the_extension_counts_them():
-    """Each Chinese or Japanese character is a word (those scripts write no spaces): the
-    extension's countWords runs the same cases (tests/data/word_count_cases.json)."""
+    """Chinese and Japanese are counted by characters (those scripts write no spaces; a Han
+    character half a word, a kana a third: capture/units.py): the extension's countWords
+    runs the same cases (tests/data/word_count_cases.json, and chunk_units.json)."""
     cases = json.loads((Path(__file__).parents[1] / "data" / "word_count_cases.json")
                        .read_text(encoding="utf-8"))
     for case in cases:
-        assert word_count(case["text"]) == case["words"], case["text"]
+        assert count_words(case["text"]) == case["words"], case["text"]

@@ -11,7 +11,8 @@ from onnx_fixtures import VOCAB, make_tiny_model_dir, real_model_dir, tiny_spec
 from rewind.config import Settings
 from rewind.errors import Code, RewindError
 from rewind.index import models
-from rewind.index.embedder import Embedder, FakeEmbedder, OnnxEmbedder, open_embedder
+from rewind.index.embedder import Embedder, FakeEmbedder, OnnxEmbedder
+from rewind.index.multilingual import open_embedder
 
 SETTINGS = Settings()
 

@@ -5,8 +5,9 @@ break (a heading starts a new passage and stays with its text); a block longer
 than that is split at sentence ends; passages under `min_passage_words` are
 dropped; no passage is longer than the embedding model's token limit. Each
 passage keeps its position and its character span in the page text (the
-blocks joined by blank lines). The extension's content script does the same
-for pages in the browser (extension/content/chunker.js).
+blocks joined by blank lines). Words are counted by units.py, so that Chinese, Japanese
+and Thai (no spaces) are measured too; sentences end at . ! ? and at 。！？. The
+extension's content script does the same for pages in the browser (content/chunker.js).
 This module must never drop text silently beyond the documented limits.
 """
 
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from .extract import Block
+from .units import count_words, cut
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 SEPARATOR = "\n\n"
 
 
@@ -31,42 +33,40 @@ class Chunk:
     quality: float
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
-
-
-def word_count(text: str) -> int:
-    """Words as the extension's chunker counts them (countWords; tests/data/
-    word_count_cases.json pins both): runs between spaces, and each Chinese or Japanese
-    character a word of its own (those scripts write no spaces: a paragraph is not one word)."""
-    if not _CJK.search(text):
-        return len(text.split())
-    return len(_CJK.sub(" ", text).split()) + len(_CJK.findall(text))
-
-
 def approx_tokens(text: str) -> int:
-    """Word-piece models average ~1.3 tokens a word on English prose."""
-    return int(len(text.split()) * 1.3) + 2
+    """Word-piece models average ~1.3 tokens a word on English prose (words: units.py)."""
+    return int(count_words(text) * 1.3) + 2
 
 
 def _split_long(text: str, max_words: int) -> list[str]:
-    """Split one long block at sentence ends (or hard at max_words) into <= max_words pieces."""
+    """Split one long block at sentence ends (or hard at max_words) into <= max_words
+    pieces, each a slice of `text`."""
     pieces: list[str] = []
-    current: list[str] = []
-    for sentence in _SENTENCE_END.split(text):
-        words = sentence.split()
-        while len(words) > max_words:  # a "sentence" longer than a passage: cut it
-            if current:
-                pieces.append(" ".join(current))
-                current = []
-            pieces.append(" ".join(words[:max_words]))
-            words = words[max_words:]
-        if len(current) + len(words) > max_words and current:
-            pieces.append(" ".join(current))
-            current = []
-        current += words
-    if current:
-        pieces.append(" ".join(current))
-    return pieces
+    start = end = words = 0
+    open_piece = False
+    sentences, pos = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() > pos and m.start() >= pos:
+            sentences.append((pos, m.start()))
+            pos = m.end()
+    sentences.append((pos, len(text)))
+    for s, e in sentences:
+        n = count_words(text[s:e])
+        if n == 0:
+            continue
+        if open_piece and (words + n > max_words or n > max_words):
+            pieces.append(text[start:end])
+            open_piece = False
+        if n > max_words:  # a "sentence" longer than a passage: cut it
+            pieces += cut(text[s:e], max_words)
+            continue
+        if not open_piece:
+            start, words, open_piece = s, 0, True
+        end = e
+        words += n
+    if open_piece:
+        pieces.append(text[start:end])
+    return [p.strip() for p in pieces if p.strip()]
 
 
 def quality(text: str, kinds: set[str]) -> float:
@@ -77,9 +77,9 @@ def quality(text: str, kinds: set[str]) -> float:
         score += 0.15
     if "list" in kinds:
         score += 0.05
-    n = len(words)
+    n = count_words(text)
     score += 0.3 * min(n, 100) / 100  # 100-200 words is the sweet spot
-    if n and sum(1 for w in words if len(w) <= 2) / n > 0.6:  # menus, tables of numbers
+    if words and sum(1 for w in words if len(w) <= 2) / len(words) > 0.6:  # menus, numbers
         score -= 0.2
     if re.search(r"(?i)\b(cookie|subscribe|sign up|all rights reserved|privacy policy)\b", text):
         score -= 0.15
@@ -119,7 +119,7 @@ def chunk_blocks(
         cur_text, cur_kinds, cur_words = [], set(), 0
 
     for block, start in zip(blocks, offsets, strict=True):
-        words = word_count(block.text)
+        words = count_words(block.text)
         only_headings = bool(cur_text) and cur_kinds == {"heading"}
         if (block.hard_break_before or block.kind == "heading") and not only_headings:
             close()
@@ -127,7 +127,7 @@ def chunk_blocks(
             close()
             piece_start = start
             for piece in _split_long(block.text, max_words):
-                found = page_text.find(piece.split()[0], piece_start)
+                found = page_text.find(piece, piece_start)
                 s = found if found >= 0 else piece_start
                 groups.append((s, min(s + len(piece), start + len(block.text)), piece,
                                {block.kind}))
@@ -147,14 +147,14 @@ def chunk_blocks(
 
     chunks: list[Chunk] = []
     for start, end, text, kinds in groups:
-        if word_count(text) < settings.min_passage_words:
+        if count_words(text) < settings.min_passage_words:
             continue
         pieces = [text]
         while any(count_tokens(p) > max_tokens for p in pieces):  # respect the model's limit
             nxt: list[str] = []
             for p in pieces:
-                if count_tokens(p) > max_tokens and len(p.split()) > 1:
-                    half = max(1, len(p.split()) // 2)
+                if count_tokens(p) > max_tokens and count_words(p) > 1:
+                    half = max(1, count_words(p) // 2)
                     nxt += _split_long(p, half)
                 else:
                     nxt.append(p)

@@ -262,14 +262,6 @@ class OnnxEmbedder:
         return vec
 
 
-def open_embedder(
-    settings: Settings, model_dir: Path | None = None, dim: int | None = None
-) -> OnnxEmbedder:
-    """The embedder `settings.default_embedding_model` names, from the model directory."""
-    spec = models.embedding_spec(settings.default_embedding_model)
-    return OnnxEmbedder(spec, model_dir or config.model_dir(), settings, dim=dim)
-
-
 _WORD = re.compile(r"\w+")
 
 

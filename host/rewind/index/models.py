@@ -46,6 +46,7 @@ class FileSpec:
     member: str | None = None  # path of the file inside that wheel
     download: str | None = None  # "<repo> <path>": where a mirror keeps it (download.py)
     bytes: int | None = None  # its size, when known in advance
+    made_from: str | None = None  # made at install from this file of the model (e5_convert)
     url: str | None = None  # where its publisher serves it (`rewind models pull`'s default)
 
 
@@ -118,22 +119,16 @@ class Specs:
 
 def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
     files = tuple(
-        FileSpec(
-            name=fname,
-            sha256=f.get("sha256"),
-            package=f.get("package"),
-            member=f.get("member"),
-            download=f.get("download"),
-            bytes=f.get("bytes"),
-            url=f.get("url"),
-        )
+        FileSpec(name=fname, sha256=f.get("sha256"), package=f.get("package"),
+                 member=f.get("member"), download=f.get("download"), bytes=f.get("bytes"),
+                 made_from=f.get("made_from"), url=f.get("url"))
         for fname, f in raw.items()
     )
     for f in files:
         # A packaged file is installed offline and must be checkable; anything else is pulled.
         if f.package and not (f.member and f.sha256):
             raise ValueError(f"models.json: {name}/{f.name} has a package but no member/sha256")
-        if not (f.package or f.download):
+        if not (f.package or f.download or f.made_from):
             raise ValueError(f"models.json: {name}/{f.name} has neither package nor download")
         if f.download and not _published_at(f):
             raise ValueError(f"models.json: {name}/{f.name} needs an https url ending in its "
@@ -262,7 +257,7 @@ class ModelStatus:
     @property
     def todo(self) -> str:
         """What to do to get this model's files right (a phrase: see `hint`)."""
-        if all(f.package for f in self.spec.files):
+        if all(f.package or f.made_from for f in self.spec.files):
             return INSTALL_HINT
         return f"download it (needs internet) with `rewind models pull {self.spec.name}`"
 

