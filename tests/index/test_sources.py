@@ -57,8 +57,10 @@ def test_every_download_in_models_json_names_its_published_address():
                 repo, _, path = f.download.partition(" ")
                 assert f.url == f"https://huggingface.co/{repo}/resolve/main/{path}", spec.name
                 assert f.sha256 and f.bytes, spec.name  # pinned: a download is checked
+            elif f.made_from:  # converted at install from another of its files
+                assert f.made_from in {g.name for g in spec.files} and f.url is None, spec.name
             else:
-                assert f.package and f.url is None
+                assert f.package and f.url is None, spec.name
 
 
 def test_a_catalog_whose_url_is_not_its_download_is_refused(tmp_path: Path):
