@@ -12,7 +12,7 @@ English would. A section is left out when its text is under MIN_WORDS words, whe
 heading is not translated (the same as the English one), when its text is not in the
 language (py3langid: untranslated paragraphs are common), and when its heading occurs twice
 in the language (no single answer). Known-item queries: three of the rarest words of each
-page (bench/data.py), counted by units (capture/units.py) for CJK.
+page (bench/common/data.py), counted by units (capture/units.py) for CJK.
 For the 2-core budget a store holds MAX_PAGES sections (a seeded sample by id, so mostly
 the same sections in every language) and MAX_QUERIES queries of each kind are asked.
 Split: chapters 1-6 "dev" and the rest (chapters 7-12, appendix) "held-out": nothing in
