@@ -278,6 +278,9 @@ class Settings:
     max_history_visits: int = knob(2_000, "import_history.visits: addresses in one request")
     export_batch_pages: int = knob(100, "pages read from the store per export step")
     host_read_workers: int = knob(2, "searches in parallel with the writer and the slow lane")
+    # glibc gives each thread a malloc arena of its own: over 3,000 requests the host's RSS
+    # grew 16 % with the default, 3 % with two (bench/perf/soak.py, docs/benchmarks.md)
+    host_malloc_arenas: int = knob(2, "malloc arenas of the host process (glibc)", lo=1, hi=64)
     host_queue_size: int = knob(256, "requests waiting per lane; the reader blocks beyond")
     host_exit_grace_s: float = knob(0.5, "on EOF, in-flight work gets this long")
     host_log_bytes: int = knob(1_000_000, "host.log rotates at this size (2 backups)")

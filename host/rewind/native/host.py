@@ -11,6 +11,7 @@ and never log page text or queries.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import functools
 import logging
@@ -361,6 +362,17 @@ def _read_stdin(n: int) -> bytes:
         return b""  # a stdin that is gone is an EOF
 
 
+def _limit_malloc_arenas(n: int) -> None:
+    """At most `n` glibc malloc arenas for the threads started from now on (M_ARENA_MAX);
+    nothing where the C library is not glibc."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None).mallopt(-8, n)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        log.info("malloc arenas left as they are (not glibc)")
+
+
 def serve(origin: str, data_dir_override: str | os.PathLike[str] | None = None) -> int:
     """Serve one browser connection on stdin/stdout; the return value is the exit code."""
     settings = Settings()
@@ -383,6 +395,7 @@ def serve(origin: str, data_dir_override: str | os.PathLike[str] | None = None) 
         )
         return 1
     log.info("serving %s (pid %d)", origin, os.getpid())
+    _limit_malloc_arenas(settings.host_malloc_arenas)  # before the lanes start their threads
     host = Host(out, Session(settings=settings, data_dir_override=data_dir_override))
     code = host.serve_stream(_read_stdin)
     log.info("exit %d", code)
