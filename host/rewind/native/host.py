@@ -11,20 +11,16 @@ and never log page text or queries.
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import functools
 import logging
-import logging.handlers
 import os
 import queue
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .. import config
@@ -35,35 +31,18 @@ from .context import Cancelled, Ctx, Handler, Session
 from .framing import FrameTooLarge, Id, Oversized, Read, Truncated, encode, frames
 from .handlers import HANDLERS
 from .identity import allowed_origins
+from .process import (
+    LOG_FILE,
+    limit_malloc_arenas,
+    log_path,
+    protect_stdout,
+    read_stdin,
+    setup_logging,
+)
 from .replies import error_from, error_reply, ok_reply
 from .requests import ProtocolError, Request, parse_request
 
 log = logging.getLogger("rewind.host")
-LOG_FILE = "host.log"
-
-
-# ---- logging ----------------------------------------------------------------
-
-
-def log_path(data_dir_override: str | os.PathLike[str] | None) -> Path:
-    """Next to the data when a data dir is forced (tests), else in the per-user app dir."""
-    forced = data_dir_override or os.environ.get("REWIND_DATA_DIR")
-    return Path(forced).expanduser() / LOG_FILE if forced else config.app_data_dir() / LOG_FILE
-
-
-def setup_logging(path: Path, settings: Settings) -> logging.Handler:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.handlers.RotatingFileHandler(
-        path, maxBytes=settings.host_log_bytes, backupCount=2, encoding="utf-8"
-    )
-    handler.setFormatter(
-        logging.Formatter("%(asctime)s pid=%(process)d %(threadName)s %(levelname)s %(message)s")
-    )
-    root = logging.getLogger("rewind")
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    root.propagate = False  # never to stderr/stdout by accident
-    return handler
 
 
 # ---- output -----------------------------------------------------------------------------
@@ -203,8 +182,9 @@ class Host:
         a `reindex` follower waits on the job and a model download on the network: neither
         counts."""
         with self._lock:
-            return any(job.req.type not in ("reindex", "pull_model")
-                       for job in self._inflight.values())
+            return any(
+                job.req.type not in ("reindex", "pull_model") for job in self._inflight.values()
+            )
 
     # -- requests --
 
@@ -303,18 +283,26 @@ class Host:
             for got in frames(read, max_bytes):
                 if isinstance(got, Oversized):
                     log.info("refused a %d-byte frame", got.declared)
-                    self.out.send(error_reply(
-                        got.id_hint, Code.TOO_LARGE,
-                        f"The request is {got.declared} bytes; this host takes at most "
-                        f"{max_bytes}. It was skipped."))
+                    self.out.send(
+                        error_reply(
+                            got.id_hint,
+                            Code.TOO_LARGE,
+                            f"The request is {got.declared} bytes; this host takes at most "
+                            f"{max_bytes}. It was skipped.",
+                        )
+                    )
                     continue
                 self.on_payload(got)
             log.info("EOF: the browser closed the port")
         except Truncated as exc:
             log.info("truncated frame: %s", exc)
-            self.out.send(error_reply(
-                exc.id_hint, Code.BAD_FRAME,
-                f"The stream ended inside a frame ({exc}); the host is exiting."))
+            self.out.send(
+                error_reply(
+                    exc.id_hint,
+                    Code.BAD_FRAME,
+                    f"The stream ended inside a frame ({exc}); the host is exiting.",
+                )
+            )
         return self.shutdown()
 
     def shutdown(self) -> int:
@@ -337,46 +325,10 @@ class Host:
         return 0
 
 
-def _protect_stdout() -> int:
-    """A private copy of fd 1 for frames; fd 1 itself then points at stderr."""
-    if sys.platform == "win32":
-        import msvcrt
-
-        msvcrt.setmode(0, os.O_BINARY)
-        msvcrt.setmode(1, os.O_BINARY)
-    out_fd = os.dup(1)
-    try:
-        os.dup2(2, 1)
-    except OSError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.close(devnull)
-    sys.stdout = sys.stderr
-    return out_fd
-
-
-def _read_stdin(n: int) -> bytes:
-    try:
-        return os.read(0, n)
-    except OSError:
-        return b""  # a stdin that is gone is an EOF
-
-
-def _limit_malloc_arenas(n: int) -> None:
-    """At most `n` glibc malloc arenas for the threads started from now on (M_ARENA_MAX);
-    nothing where the C library is not glibc."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        ctypes.CDLL(None).mallopt(-8, n)  # M_ARENA_MAX
-    except (OSError, AttributeError):
-        log.info("malloc arenas left as they are (not glibc)")
-
-
 def serve(origin: str, data_dir_override: str | os.PathLike[str] | None = None) -> int:
     """Serve one browser connection on stdin/stdout; the return value is the exit code."""
     settings = Settings()
-    out_fd = _protect_stdout()
+    out_fd = protect_stdout()
     handler = setup_logging(log_path(data_dir_override), settings)
     out = Output(functools.partial(write_all, out_fd), settings.max_reply_frame_bytes)
     allowed = allowed_origins()
@@ -389,15 +341,13 @@ def serve(origin: str, data_dir_override: str | os.PathLike[str] | None = None) 
             f"installed for; run `{config.setup_command()}` again if its ID changed."
         )
         out.send(
-            error_reply(
-                None, Code.FORBIDDEN, f"Caller {origin[:100]!r} is not allowed. {hint}"
-            )
+            error_reply(None, Code.FORBIDDEN, f"Caller {origin[:100]!r} is not allowed. {hint}")
         )
         return 1
     log.info("serving %s (pid %d)", origin, os.getpid())
-    _limit_malloc_arenas(settings.host_malloc_arenas)  # before the lanes start their threads
+    limit_malloc_arenas(settings.host_malloc_arenas)  # before the lanes start their threads
     host = Host(out, Session(settings=settings, data_dir_override=data_dir_override))
-    code = host.serve_stream(_read_stdin)
+    code = host.serve_stream(read_stdin)
     log.info("exit %d", code)
     handler.flush()
     if code < 0:
