@@ -28,7 +28,7 @@ from rewind.config import Settings  # noqa: E402
 from rewind.index import models  # noqa: E402
 
 MINILM = "all-minilm-l6-v2-int8"
-SMOLLM = "smollm2-135m-instruct-q4_1"  # the offline default LLM
+SMOLLM = "smollm2-135m-instruct-q8_0"  # the offline default LLM
 
 
 @pytest.fixture(scope="session")

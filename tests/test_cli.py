@@ -50,7 +50,7 @@ def test_index_search_json_stats_pages(tmp_path, site, model_dir):
     checks = {c["name"]: c["ok"] for c in report["checks"]}
     assert checks["store"] and checks["text index"] and checks["vectors"], report
     assert checks["model all-minilm-l6-v2-int8"], report
-    assert checks["model smollm2-135m-instruct-q4_1"], report  # the answering model
+    assert checks["model smollm2-135m-instruct-q8_0"], report  # the answering model
 
 
 def test_file_urls_without_base(tmp_path, site, model_dir):

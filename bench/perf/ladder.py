@@ -43,20 +43,20 @@ from bench.common.data import default_cache
 from bench.common.report import load_average, machine, table, today, update_section
 
 GGUF_PACKAGE = "gguf==0.19.0"
-REFERENCE = "smollm2-135m-instruct-q4_1"
+REFERENCE = "smollm2-135m-instruct-q8_0"
 # The offline default on an idle 2-core machine: ~310 prompt tokens/s with 2 threads
 # (config.py, answer_token_budget) and ~100 answer tokens/s with one
 # (shared/notes/offline-models.md).
 REFERENCE_IDLE = {"prompt_tokens_per_s": 310.0, "answer_tokens_per_s": 100.0}
 # Feed-forward widths (the shape in models.json has what memory needs, not this).
 FFN = {
-    "smollm2-135m-instruct-q4_1": 1536, "gemma-3-1b-it-q4_k_m": 6912,
+    "smollm2-135m-instruct-q8_0": 1536, "gemma-3-1b-it-q4_k_m": 6912,
     "llama-3.2-1b-instruct-q4_k_m": 8192, "qwen2.5-1.5b-instruct-q4_k_m": 8960,
     "qwen2.5-3b-instruct-q4_k_m": 11008, "llama-3.2-3b-instruct-q4_k_m": 8192,
     "gemma-3-4b-it-q4_k_m": 10240,
 }
 HIDDEN = {
-    "smollm2-135m-instruct-q4_1": (576, 9), "gemma-3-1b-it-q4_k_m": (1152, 4),
+    "smollm2-135m-instruct-q8_0": (576, 9), "gemma-3-1b-it-q4_k_m": (1152, 4),
     "llama-3.2-1b-instruct-q4_k_m": (2048, 32), "qwen2.5-1.5b-instruct-q4_k_m": (1536, 12),
     "qwen2.5-3b-instruct-q4_k_m": (2048, 16), "llama-3.2-3b-instruct-q4_k_m": (3072, 24),
     "gemma-3-4b-it-q4_k_m": (2560, 8),

@@ -52,7 +52,7 @@ from bench.common import data, report
 from bench.common.metrics import token_prf
 from bench.quality.quality import MODEL, _import_engine, build_store, model_dir_for, spec_dir
 
-LLM = "smollm2-135m-instruct-q4_1"  # the offline default LLM; --llm picks another spec
+LLM = "smollm2-135m-instruct-q8_0"  # the offline default LLM; --llm picks another spec
 TOP_K = 5  # passages given to the model (settings.answer_top_k)
 VISITED_DAYS_AGO = 7  # when the answers were "read" (see main)
 BUDGETS = (500, 1500, 3000)

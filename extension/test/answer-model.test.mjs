@@ -4,7 +4,7 @@ import { answerOffer, modelSize, pullProgress } from "../lib/answer-model.js";
 
 const QWEN = { name: "qwen2.5-1.5b-instruct-q4_k_m", label: "Qwen2.5 1.5B", parameters_b: 1.54,
   file_bytes: 1117320736, first_words_s: 7.2, installed: false };
-const SMOL = { name: "smollm2-135m-instruct-q4_1", label: "SmolLM2 135M", parameters_b: 0.135, installed: true };
+const SMOL = { name: "smollm2-135m-instruct-q8_0", label: "SmolLM2 135M", parameters_b: 0.135, installed: true };
 const REPLY = { answer_model: SMOL.name, answer_label: SMOL.label, recommended: QWEN, installed: [SMOL],
   gains: ["600 tokens of your pages per answer instead of 300"], costs: ["a 1.12 GB download"] };
 

@@ -77,11 +77,11 @@ test("models in use from hello rows and stats", () => {
   const rows = [
     { name: "embeddinggemma-300m", kind: "embedding", installed: false, status: "missing" },
     { name: "all-minilm-l6-v2-int8", kind: "embedding", installed: true, status: "ok" },
-    { name: "smollm2-135m-instruct-q4_1", kind: "llm", installed: true, status: "ok" },
+    { name: "smollm2-135m-instruct-q8_0", kind: "llm", installed: true, status: "ok" },
   ];
   assert.deepEqual(modelsInUse(rows, { embedding_model: "all-minilm-l6-v2-int8", embedder_ready: true }), [
     { role: "Embeddings", name: "all-minilm-l6-v2-int8", ready: true, problem: "" },
-    { role: "Answers", name: "smollm2-135m-instruct-q4_1", ready: true, problem: "" },
+    { role: "Answers", name: "smollm2-135m-instruct-q8_0", ready: true, problem: "" },
   ]);
   // A pulled, larger model answers: the host says which (stats.answer_model).
   const pulled = [...rows, { name: "qwen2.5-1.5b-instruct-q4_k_m", kind: "llm", installed: true, status: "ok" }];

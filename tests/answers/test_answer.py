@@ -24,7 +24,7 @@ from rewind.answers.prompt import COULD_NOT_FIND
 from rewind.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
-LLM = "smollm2-135m-instruct-q4_1"
+LLM = "smollm2-135m-instruct-q8_0"
 
 
 @pytest.fixture(scope="module")

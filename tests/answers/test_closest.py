@@ -121,7 +121,7 @@ def test_with_the_real_model_the_sorting_question_is_never_a_bare_refusal(demo_s
     answerer = Answerer(demo_store, model_dir=llm_dir)
     try:
         result = answerer.ask(SORTING_Q)
-        assert result.model == "smollm2-135m-instruct-q4_1"
+        assert result.model == "smollm2-135m-instruct-q8_0"
         # Whatever the small model writes: a backed answer citing the sorting page, or
         # (its sentences unbacked) the sorting page's passage, quoted. Never "couldn't find".
         assert result.outcome in ("answer", "closest"), result.answer
@@ -140,7 +140,7 @@ def test_a_changed_answering_model_is_loaded_before_the_next_question(demo_store
     before = demo_store.settings
     try:
         first = answerer.llm()
-        assert first is not None and first.name == "smollm2-135m-instruct-q4_1"
+        assert first is not None and first.name == "smollm2-135m-instruct-q8_0"
         assert answerer.llm() is first  # unchanged: kept warm
         demo_store.settings = dataclasses.replace(before, llm_model="qwen2.5-1.5b-instruct-q4_k_m")
         assert answerer.llm() is None  # not installed here: said, not loaded

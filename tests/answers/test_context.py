@@ -13,7 +13,7 @@ from rewind.answers.context import TabContext, build_context, retrieve
 from rewind.config import Settings
 from rewind.search import PassageQuery, SearchQuery
 
-LLM = "smollm2-135m-instruct-q4_1"
+LLM = "smollm2-135m-instruct-q8_0"
 S = Settings()
 
 

@@ -16,7 +16,7 @@ from rewind.config import Settings
 from rewind.errors import Code, RewindError
 from rewind.index import models
 
-LLM = "smollm2-135m-instruct-q4_1"
+LLM = "smollm2-135m-instruct-q8_0"
 
 
 @pytest.fixture(scope="module")

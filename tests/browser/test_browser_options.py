@@ -28,7 +28,7 @@ from demo.harness import RewindBrowser, wait_until
 pytestmark = pytest.mark.browser
 
 UI_TIMEOUT_MS = 30_000
-SMOL = "smollm2-135m-instruct-q4_1"
+SMOL = "smollm2-135m-instruct-q8_0"
 MINILM = "all-minilm-l6-v2-int8"
 STAND_IN = "stand-in-answers"
 PATH = "/rewind-test/stand-in-GGUF/resolve/main/stand-in.gguf"

@@ -13,7 +13,7 @@ from rewind.index import catalog, models
 from rewind.index.catalog import Measured, Shape
 from rewind.index.models import FileSpec, LlmSpec
 
-DEFAULT = "smollm2-135m-instruct-q4_1"
+DEFAULT = "smollm2-135m-instruct-q8_0"
 LADDER = {
     "qwen2.5-1.5b-instruct-q4_k_m", "qwen2.5-3b-instruct-q4_k_m",
     "llama-3.2-1b-instruct-q4_k_m", "llama-3.2-3b-instruct-q4_k_m",

@@ -30,14 +30,17 @@ def test_default_specs_load_with_their_fields():
     assert gemma.output == "sentence_embedding" and gemma.dim == 768
     assert gemma.query_prefix == "task: search result | query: "
     assert all(f.download and not f.package for f in gemma.files)
-    llm = models.llm_spec("smollm2-135m-instruct-q4_1")
-    assert llm.n_ctx == 4096 and llm.files[0].name == "model.gguf"
+    llm = models.llm_spec("smollm2-135m-instruct-q8_0")
+    assert llm.n_ctx == 4096
+    source, made = (f for f in llm.files)
+    assert source.package and made.name == "model.gguf"
+    assert (made.made_from, made.made_by) == (source.name, "gguf_q8_0")
 
 
 def test_specs_get_finds_either_kind():
     specs = models.load_specs()
     assert specs.get("embeddinggemma-300m") is specs.embedding["embeddinggemma-300m"]
-    assert specs.get("smollm2-135m-instruct-q4_1").n_ctx == 4096
+    assert specs.get("smollm2-135m-instruct-q8_0").n_ctx == 4096
     with pytest.raises(RewindError) as err:
         specs.get("nope")
     assert err.value.code is Code.NOT_FOUND and "all-minilm-l6-v2-int8" in err.value.hint
@@ -91,7 +94,7 @@ def test_describe_lists_every_model(tmp_path: Path):
     assert set(rows) == set(models.load_specs().embedding) | set(models.load_specs().llm)
     assert rows["all-minilm-l6-v2-int8"]["kind"] == "embedding"
     assert rows["all-minilm-l6-v2-int8"]["dim"] == 384
-    assert rows["smollm2-135m-instruct-q4_1"]["dim"] is None
+    assert rows["smollm2-135m-instruct-q8_0"]["dim"] is None
     assert rows["embeddinggemma-300m"]["missing"] == [
         "model.onnx",
         "model.onnx_data",
@@ -104,7 +107,7 @@ def test_describe_lists_every_model(tmp_path: Path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["all-minilm-l6-v2-int8", "smollm2-135m-instruct-q4_1"])
+@pytest.mark.parametrize("name", ["all-minilm-l6-v2-int8", "smollm2-135m-instruct-q8_0"])
 def test_installed_default_models_verify(name):
     model_dir = real_model_dir(name)
     spec = models.load_specs().get(name)

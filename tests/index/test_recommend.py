@@ -187,7 +187,7 @@ def test_by_default_the_real_catalog_gives_this_machine_the_largest_model_within
 
 def test_gains_and_costs_are_against_the_model_answers_use_now(tmp_path: Path):
     specs = list(models.load_specs().llm.values())
-    smol = models.llm_spec("smollm2-135m-instruct-q4_1")
+    smol = models.llm_spec("smollm2-135m-instruct-q8_0")
     folder = models.model_path(smol, tmp_path)
     folder.mkdir(parents=True)
     (folder / "model.gguf").write_bytes(b"x")  # installed (present, unverified)

@@ -34,7 +34,7 @@ def catalog(tmp_path: Path) -> Path:
                                  "download": "org/tiny-GGUF tiny.gguf",
                                  "url": f"https://models.example{PATH}"}},
     }
-    smol = "smollm2-135m-instruct-q4_1"
+    smol = "smollm2-135m-instruct-q8_0"
     path = tmp_path / "models.json"
     path.write_text(json.dumps({"embedding": real["embedding"],
                                 "llm": {smol: real["llm"][smol], "tiny": tiny}}))
@@ -122,7 +122,7 @@ def test_pull_model_errors_say_what_to_do(host, monkeypatch):
     r = h.call("pull_model", model="no-such-model")
     assert r["ok"] is False and r["error"]["code"] == "not_found"
     assert "Known models" in r["error"]["message"]
-    r = h.call("pull_model", model="smollm2-135m-instruct-q4_1")  # from a package
+    r = h.call("pull_model", model="smollm2-135m-instruct-q8_0")  # from a package
     assert r["ok"] is False and "build.py install" in r["error"]["message"]
     server.files.clear()  # the address answers 404
     r = h.call("pull_model", model="tiny")

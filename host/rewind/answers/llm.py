@@ -85,14 +85,15 @@ def choose_spec(settings: Settings, model_dir: Path) -> LlmSpec | None:
         return None
 
     def size(spec: LlmSpec) -> int:
-        return sum((models.model_path(spec, model_dir) / f.name).stat().st_size for f in spec.files)
+        folder = models.model_path(spec, model_dir)
+        return sum((folder / f.name).stat().st_size for f in models.kept_files(spec))
 
     return max(found, key=size)
 
 
 def gguf_path(spec: LlmSpec, model_dir: Path) -> Path:
     st = models.require_installed(spec, model_dir)
-    names = [f.name for f in spec.files if f.name.endswith(".gguf")]
+    names = [f.name for f in models.kept_files(spec) if f.name.endswith(".gguf")]
     if not names:
         raise RewindError(
             Code.MODEL_INVALID,

@@ -307,37 +307,6 @@ def convert(source: Path, dest: Path, weights: str = "int8") -> list[Path]:
     return [dest / "charmap.json", dest / "tokenizer.json", dest / "model.onnx"]
 
 
-def install_made(spec, dest: Path, progress=print) -> None:
-    """Make the spec's `made_from` files in `dest` unless they are there with their sha256;
-    each is checked against models.json and recorded (models.record_verified)."""
-    from ..errors import Code, RewindError
-    from .models import record_verified, sha256_file
-
-    made = [f for f in spec.files if f.made_from]
-    if all((dest / f.name).exists() and sha256_file(dest / f.name) == f.sha256 for f in made):
-        for f in made:
-            record_verified(dest, f.name, f.sha256 or "")
-            progress(f"{spec.name}/{f.name}: already made")
-        return
-    sources = {f.made_from for f in made}
-    if len(sources) != 1:
-        raise ValueError(f"models.json: {spec.name}'s files are made from {sources}")
-    source = dest / sources.pop()
-    progress(f"{spec.name}: converting {source.name} for onnxruntime (once; about a minute)")
-    convert(source, dest)
-    for f in made:
-        digest = sha256_file(dest / f.name)
-        if f.sha256 and digest != f.sha256:
-            (dest / f.name).unlink(missing_ok=True)
-            raise RewindError(
-                Code.MODEL_INVALID,
-                f"{f.name} made from {source.name} has sha256 {digest}, expected {f.sha256}.",
-                "The conversion's libraries (onnx, onnxruntime, numpy) are not the versions "
-                "Rewind pins: reinstall Rewind, then run setup again.")
-        record_verified(dest, f.name, digest)
-        progress(f"{spec.name}/{f.name}: made")
-
-
 def main(argv: list[str] | None = None) -> int:
     import argparse
 

@@ -36,6 +36,9 @@ MARKER = "rewind-install.json"  # per-model record of files verified at install
 # pinned like the real ones'); a person never sets it.
 TEST_CATALOG_ENV = "REWIND_TEST_MODEL_CATALOG"
 INSTALL_HINT = f"run `{config.setup_command()}`"
+# How a file is made at install from another file of its model (made_files.py), and
+# whether that other file stays afterwards (True) or is removed once used (only an input).
+MAKERS: dict[str, bool] = {"e5_onnx": True, "gguf_q8_0": False}
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ class FileSpec:
     member: str | None = None  # path of the file inside that wheel
     download: str | None = None  # "<repo> <path>": where a mirror keeps it (download.py)
     bytes: int | None = None  # its size, when known in advance
-    made_from: str | None = None  # made at install from this file of the model (e5_convert)
+    made_from: str | None = None  # made at install from this file of the model (made_files)
+    made_by: str | None = None  # how: one of MAKERS
     url: str | None = None  # where its publisher serves it (`rewind models pull`'s default)
 
 
@@ -100,11 +104,19 @@ class LlmSpec:
 
     @property
     def file_bytes(self) -> int | None:
-        sizes = [f.bytes for f in self.files]
+        """What the model takes on disk once installed, when its sizes are known."""
+        sizes = [f.bytes for f in kept_files(self)]
         return None if None in sizes else sum(s or 0 for s in sizes)
 
 
 Spec = EmbeddingSpec | LlmSpec
+
+
+def kept_files(spec: Spec) -> tuple[FileSpec, ...]:
+    """The files an installed model has: all of its files but the inputs removed after
+    making others from them (MAKERS)."""
+    inputs = {f.made_from for f in spec.files if f.made_from and not MAKERS.get(f.made_by or "")}
+    return tuple(f for f in spec.files if f.name not in inputs)
 
 
 @dataclass(frozen=True)
@@ -121,7 +133,7 @@ def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
     files = tuple(
         FileSpec(name=fname, sha256=f.get("sha256"), package=f.get("package"),
                  member=f.get("member"), download=f.get("download"), bytes=f.get("bytes"),
-                 made_from=f.get("made_from"), url=f.get("url"))
+                 made_from=f.get("made_from"), made_by=f.get("made_by"), url=f.get("url"))
         for fname, f in raw.items()
     )
     for f in files:
@@ -130,6 +142,9 @@ def _files(name: str, raw: dict[str, dict[str, Any]]) -> tuple[FileSpec, ...]:
             raise ValueError(f"models.json: {name}/{f.name} has a package but no member/sha256")
         if not (f.package or f.download or f.made_from):
             raise ValueError(f"models.json: {name}/{f.name} has neither package nor download")
+        if f.made_from and f.made_by not in MAKERS:
+            raise ValueError(f"models.json: {name}/{f.name} is made by {f.made_by!r}, not one "
+                             f"of {', '.join(MAKERS)}")
         if f.download and not _published_at(f):
             raise ValueError(f"models.json: {name}/{f.name} needs an https url ending in its "
                              "download path")
@@ -363,7 +378,8 @@ def status(spec: Spec, model_dir: Path, verify: bool = False) -> ModelStatus:
     dest = model_path(spec, model_dir)
     marker = read_marker(dest)
     files = tuple(
-        FileStatus(f.name, _file_state(dest, f, marker, verify), dest / f.name) for f in spec.files
+        FileStatus(f.name, _file_state(dest, f, marker, verify), dest / f.name)
+        for f in kept_files(spec)
     )
     return ModelStatus(spec=spec, path=dest, files=files)
 

