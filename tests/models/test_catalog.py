@@ -1,4 +1,4 @@
-"""The ladder of answering models in models.json (index/catalog.py): what a person is
+"""The ladder of answering models in models.json (models/catalog.py): what a person is
 told about each one, and the memory it needs."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ import re
 import pytest
 from onnx_fixtures import real_model_dir
 from rewind.config import Settings
-from rewind.index import catalog, models
-from rewind.index.catalog import Measured, Shape
-from rewind.index.models import FileSpec, LlmSpec
+from rewind.models import catalog, specs
+from rewind.models.specs import FileSpec, LlmSpec, Measured, Shape
 
 DEFAULT = "smollm2-135m-instruct-q4_1"
 LADDER = {
@@ -22,7 +21,7 @@ LADDER = {
 
 
 def test_the_ladder_is_in_the_catalog_with_what_a_person_needs_to_know():
-    llms = models.load_specs().llm
+    llms = specs.load_specs().llm
     assert LADDER | {DEFAULT} == set(llms)
     for name in LADDER:
         spec = llms[name]
@@ -49,7 +48,7 @@ def test_the_ladder_is_in_the_catalog_with_what_a_person_needs_to_know():
     ("gemma-3-4b-it-q4_k_m", "Gemma Terms of Use", True),
 ])
 def test_licences_and_what_they_limit(name, licence, restricted):
-    lic = models.llm_spec(name).licence
+    lic = specs.llm_spec(name).licence
     assert lic is not None and lic.name == licence
     assert bool(lic.use) is restricted
     if "Qwen Research" in licence:
@@ -91,8 +90,8 @@ def test_the_default_models_shape_is_what_its_gguf_says():
     # file here checks the copying (the others cannot be downloaded here).
     import llama_cpp
 
-    spec = models.llm_spec(DEFAULT)
-    path = models.model_path(spec, real_model_dir(DEFAULT)) / "model.gguf"
+    spec = specs.llm_spec(DEFAULT)
+    path = specs.model_path(spec, real_model_dir(DEFAULT)) / "model.gguf"
     meta = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False).metadata
     arch = meta["general.architecture"]
     sh = spec.shape

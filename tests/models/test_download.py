@@ -26,8 +26,8 @@ import pytest
 from model_server import PROXY_VARS, serving
 from model_server import ModelHost as Mirror
 from rewind.errors import Code, RewindError
-from rewind.index import download, models, sources
-from rewind.index.models import FileSpec, LlmSpec
+from rewind.models import download, installed, sources, specs
+from rewind.models.specs import FileSpec, LlmSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = random.Random(7).randbytes(2 * download.CHUNK + 123_457)  # three read chunks
@@ -78,7 +78,7 @@ def test_full_download_lands_under_its_real_name(mirror: Mirror, tmp_path: Path)
     folder = tmp_path / "tiny"
     assert (folder / "weights.bin").read_bytes() == CONTENT
     assert (folder / "small.json").read_bytes() == SMALL
-    assert names(folder) == {"weights.bin", "small.json", models.MARKER}  # no .part left
+    assert names(folder) == {"weights.bin", "small.json", installed.MARKER}  # no .part left
     assert [p.name for p in out] == ["weights.bin", "small.json"]
     assert out[0].sha256 == hashlib.sha256(CONTENT).hexdigest()
     assert out[0].bytes == len(CONTENT) and not out[0].skipped and not out[0].verified
@@ -91,8 +91,8 @@ def test_full_download_lands_under_its_real_name(mirror: Mirror, tmp_path: Path)
     assert progress[-1] == ("weights.bin", len(CONTENT), len(CONTENT))
     assert [s[1] for s in progress] == sorted(s[1] for s in progress) and len(progress) == 3
     # the checksums are recorded: a later start trusts the files without hashing them
-    st = models.status(spec(small=True), tmp_path)
-    assert [f.state for f in st.files] == [models.FileState.OK] * 2
+    st = installed.status(spec(small=True), tmp_path)
+    assert [f.state for f in st.files] == [installed.FileState.OK] * 2
 
 
 def test_interrupted_download_leaves_only_the_part_file_then_resumes(
@@ -152,7 +152,7 @@ def test_a_server_that_ignores_range_makes_it_start_over(mirror: Mirror, tmp_pat
     assert [r.status for r in mirror.log] == [200, 200]
     assert (tmp_path / "tiny" / "weights.bin").read_bytes() == CONTENT  # not part + whole
     assert out[0].bytes == len(CONTENT)
-    assert names(tmp_path / "tiny") == {"weights.bin", models.MARKER}
+    assert names(tmp_path / "tiny") == {"weights.bin", installed.MARKER}
 
 
 @pytest.mark.parametrize("answer", ["from_zero", "from_elsewhere"])
@@ -220,11 +220,11 @@ def test_without_a_published_sha256_the_first_download_is_trusted_then_held_to(
     first = pull(mirror, tmp_path)[0]  # spec(): no sha256 in the catalog
     assert not first.verified and first.against == ""
     folder = tmp_path / "tiny"
-    recorded = json.loads((folder / models.MARKER).read_text())["weights.bin"]["sha256"]
+    recorded = json.loads((folder / installed.MARKER).read_text())["weights.bin"]["sha256"]
     assert recorded == first.sha256 == hashlib.sha256(CONTENT).hexdigest()
     # Damage the file: a later check compares with the sha256 recorded at first use.
     (folder / "weights.bin").write_bytes(CONTENT[:-1] + b"\0")
-    assert models.status(spec(), tmp_path, verify=True).mismatched == ["weights.bin"]
+    assert installed.status(spec(), tmp_path, verify=True).mismatched == ["weights.bin"]
     # Pulling again fetches it anew and holds the download to that first sha256.
     again = pull(mirror, tmp_path)[0]
     assert again.verified and again.against == "first download"
@@ -259,7 +259,7 @@ def test_a_catalog_model_from_a_mirror_serving_another_file_is_refused(
 ):
     # The real ladder spec: the URL comes from its download entry; the stand-in bytes are
     # not the published file, so the size check refuses them before any is kept.
-    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
+    qwen = specs.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
     (f,) = qwen.files
     repo, _, path = (f.download or "").partition(" ")
     mirror.files = {f"/{repo}/resolve/main/{path}": SMALL}
@@ -269,7 +269,7 @@ def test_a_catalog_model_from_a_mirror_serving_another_file_is_refused(
     assert [r.path for r in mirror.log] == [
         "/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf"]
     assert names(tmp_path / qwen.name) == set()
-    assert not models.status(qwen, tmp_path).installed
+    assert not installed.status(qwen, tmp_path).installed
 
 
 def test_installed_verified_files_are_skipped_without_contacting_the_server(
@@ -306,7 +306,7 @@ def test_a_missing_file_on_the_mirror_is_a_clear_error(mirror: Mirror, tmp_path:
 
 
 def test_packaged_files_are_not_downloaded(mirror: Mirror, tmp_path: Path):
-    minilm = models.embedding_spec("all-minilm-l6-v2-int8")
+    minilm = specs.embedding_spec("all-minilm-l6-v2-int8")
     with pytest.raises(RewindError) as err:
         download.pull(minilm, tmp_path, template(mirror), timeout=5, retries=0)
     assert err.value.code is Code.NOT_AVAILABLE and "build.py install" in err.value.hint
@@ -320,14 +320,14 @@ GEMMA = "embeddinggemma-300m"
 def run_rewind(args: list[str], model_dir: Path, mirror_env: str | None = None,
                catalog: Path | None = None, test_host: str | None = None):
     env = {k: v for k, v in os.environ.items() if k not in PROXY_VARS}
-    for var in (sources.MIRROR_ENV, sources.TEST_HOST_ENV, models.TEST_CATALOG_ENV):
+    for var in (sources.MIRROR_ENV, sources.TEST_HOST_ENV, specs.TEST_CATALOG_ENV):
         env.pop(var, None)
     if mirror_env:
         env[sources.MIRROR_ENV] = mirror_env
     if test_host:
         env[sources.TEST_HOST_ENV] = test_host
     if catalog:
-        env[models.TEST_CATALOG_ENV] = str(catalog)
+        env[specs.TEST_CATALOG_ENV] = str(catalog)
     env["REWIND_MODEL_DIR"] = str(model_dir)
     env["REWIND_DATA_DIR"] = str(model_dir.parent / "data")
     cmd = [sys.executable, "-m", "rewind"]  # .venv/bin/python when run as documented
@@ -386,7 +386,7 @@ def test_cli_pulls_a_model_from_a_mirror(mirror: Mirror, tmp_path: Path):
 
 
 def test_cli_refuses_stand_in_bytes_for_the_real_embeddinggemma(mirror: Mirror, tmp_path: Path):
-    gemma = models.embedding_spec(GEMMA)
+    gemma = specs.embedding_spec(GEMMA)
     assert all(f.sha256 and f.bytes for f in gemma.files)  # published, pinned
     mirror.files = {}
     for f in gemma.files:
@@ -494,14 +494,14 @@ def test_cli_refuses_a_wrong_checksum(mirror: Mirror, tmp_path: Path):
 
 def test_cli_refuses_stand_in_bytes_for_the_real_recommended_model(mirror: Mirror,
                                                                    tmp_path: Path):
-    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
+    qwen = specs.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
     (f,) = qwen.files
     mirror.files = {sources.source_url(None, qwen, f).removeprefix(PUBLISHED_HF): SMALL}
     proc = pull_published(mirror, tmp_path / "models", None, name=qwen.name)
     assert proc.returncode == 1 and "models.json expects 1,117,320,736" in proc.stderr
     assert [r.path for r in mirror.log] == [
         "/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf"]
-    assert not models.status(qwen, tmp_path / "models").installed
+    assert not installed.status(qwen, tmp_path / "models").installed
 
 
 @pytest.mark.parametrize("where,words", [

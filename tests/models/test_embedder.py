@@ -10,9 +10,9 @@ import pytest
 from onnx_fixtures import VOCAB, make_tiny_model_dir, real_model_dir, tiny_spec
 from rewind.config import Settings
 from rewind.errors import Code, RewindError
-from rewind.index import models
-from rewind.index.embedder import Embedder, FakeEmbedder, OnnxEmbedder
-from rewind.index.multilingual import open_embedder
+from rewind.models import specs
+from rewind.models.embedder import Embedder, FakeEmbedder, OnnxEmbedder
+from rewind.models.multilingual import open_embedder
 
 SETTINGS = Settings()
 
@@ -212,7 +212,7 @@ def test_missing_files_say_how_to_get_them(tmp_path: Path):
     assert "model.onnx, tokenizer.json" in err.value.message
     assert "rewind models pull absent" in err.value.hint
 
-    minilm = models.embedding_spec("all-minilm-l6-v2-int8")
+    minilm = specs.embedding_spec("all-minilm-l6-v2-int8")
     with pytest.raises(RewindError) as err:
         OnnxEmbedder(minilm, tmp_path, SETTINGS)
     assert err.value.code is Code.MODEL_MISSING
@@ -345,7 +345,7 @@ def test_real_padding_follows_the_batch_not_128(minilm: OnnxEmbedder):
 @pytest.mark.slow
 def test_real_query_prefix_is_used(tmp_path: Path):
     model_dir = real_model_dir(MINILM)
-    spec = dataclasses.replace(models.embedding_spec(MINILM), query_prefix="search query: ")
+    spec = dataclasses.replace(specs.embedding_spec(MINILM), query_prefix="search query: ")
     emb = OnnxEmbedder(spec, model_dir, SETTINGS)
     q = emb.embed_query("garden tools")
     assert cos(q, emb.embed_documents(["search query: garden tools"])[0]) > 0.9999

@@ -9,8 +9,8 @@ import pytest
 from onnx_fixtures import real_model_dir
 from requirement import missing
 from rewind.config import Settings
-from rewind.index import models
-from rewind.index.multilingual import CharMap, E5Embedder, embedder_class
+from rewind.models import specs
+from rewind.models.multilingual import CharMap, E5Embedder, embedder_class
 
 NAME = "multilingual-e5-small"
 TEXTS = [
@@ -27,7 +27,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def e5() -> E5Embedder:
-    spec = models.embedding_spec(NAME)
+    spec = specs.embedding_spec(NAME)
     return E5Embedder(spec, real_model_dir(NAME), Settings())
 
 
@@ -41,8 +41,8 @@ def engine():
 
 
 def test_the_spec_picks_the_e5_embedder():
-    assert embedder_class(models.embedding_spec(NAME)) is E5Embedder
-    assert embedder_class(models.embedding_spec("all-minilm-l6-v2-int8")) is not E5Embedder
+    assert embedder_class(specs.embedding_spec(NAME)) is E5Embedder
+    assert embedder_class(specs.embedding_spec("all-minilm-l6-v2-int8")) is not E5Embedder
 
 
 def test_char_map_normalises_and_points_back_to_the_original():

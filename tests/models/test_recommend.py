@@ -1,4 +1,4 @@
-"""`rewind models recommend` (index/recommend.py): the choice on machines of every size.
+"""`rewind models recommend` (models/recommend.py): the choice on machines of every size.
 
 The machines are described, not real (that is what recommend reasons about); the logic
 tests use small made-up catalogs with known speeds, and the real catalog is checked for
@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 from rewind.config import Settings
-from rewind.index import catalog, models, recommend
-from rewind.index.catalog import Licence, Measured, Shape
-from rewind.index.models import FileSpec, LlmSpec
-from rewind.index.recommend import GIB, Machine
+from rewind.models import catalog, recommend, specs
+from rewind.models.recommend import GIB, Machine
+from rewind.models.specs import FileSpec, Licence, LlmSpec, Measured, Shape
 
 ROOT = Path(__file__).resolve().parents[2]
 # recommend_memory_share 0.25, llm_batch_threads 2; a 20 s wait keeps the made-up ladder's
@@ -96,7 +95,7 @@ def test_a_model_without_a_measurement_is_extrapolated_from_the_default():
 
 def test_notes_name_the_licence_free_memory_and_what_ask_uses_now(tmp_path: Path):
     for s in (TINY, FOUR):  # installed (present, not yet verified, counts)
-        folder = models.model_path(s, tmp_path)
+        folder = specs.model_path(s, tmp_path)
         folder.mkdir(parents=True)
         (folder / "model.gguf").write_bytes(b"x")
     r = recommend.recommend(Machine(16 * GIB, 2 * GIB, 2), S, tmp_path, specs=LADDER)
@@ -112,18 +111,18 @@ def test_notes_name_the_licence_free_memory_and_what_ask_uses_now(tmp_path: Path
 
 
 def test_the_real_catalog_never_recommends_less_for_more_memory():
-    specs = list(models.load_specs().llm.values())
+    known = list(specs.load_specs().llm.values())
     last = 0.0
     for gib in (1, 2, 4, 6, 8, 12, 16, 24, 32, 64, 128):
-        r = recommend.recommend(Machine(gib * GIB, None, 2), S, specs=specs)
+        r = recommend.recommend(Machine(gib * GIB, None, 2), S, specs=known)
         c = r.choice
         assert c.spec.parameters_b >= last, gib
         last = c.spec.parameters_b
         assert c.fits or r.reason.startswith("no model fits")
         assert c.budget == S.answer_budget(c.spec.n_ctx)
-        assert {e.spec.name for e in r.options} == {s.name for s in specs}
+        assert {e.spec.name for e in r.options} == {s.name for s in known}
     big = recommend.recommend(Machine(128 * GIB, None, 2), replace(S, recommend_max_wait_s=1e9),
-                              specs=specs)
+                              specs=known)
     assert big.choice.spec.name == "gemma-3-4b-it-q4_k_m"  # the largest, without a time limit
 
 
@@ -175,23 +174,23 @@ def test_a_non_commercial_licence_is_listed_but_not_recommended():
 def test_by_default_the_real_catalog_gives_this_machine_the_largest_model_within_8_s():
     # The project's machine: 2 cores, 24 GiB. The 3-4B models would take 14-17 s.
     assert Settings().recommend_max_wait_s == 8.0
-    specs = list(models.load_specs().llm.values())
-    r = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), specs=specs)
+    known = list(specs.load_specs().llm.values())
+    r = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), specs=known)
     assert r.choice.spec.name == "qwen2.5-1.5b-instruct-q4_k_m"
     assert r.choice.first_words_s is not None and r.choice.first_words_s <= 8.0
     assert "qwen2.5-3b-instruct-q4_k_m, would take about 15 s before its first words" in r.reason
     patient = recommend.recommend(Machine(24 * GIB, None, 2),
-                                  replace(Settings(), recommend_max_wait_s=20.0), specs=specs)
+                                  replace(Settings(), recommend_max_wait_s=20.0), specs=known)
     assert patient.choice.spec.name == "gemma-3-4b-it-q4_k_m"
 
 
 def test_gains_and_costs_are_against_the_model_answers_use_now(tmp_path: Path):
-    specs = list(models.load_specs().llm.values())
-    smol = models.llm_spec("smollm2-135m-instruct-q4_1")
-    folder = models.model_path(smol, tmp_path)
+    known = list(specs.load_specs().llm.values())
+    smol = specs.llm_spec("smollm2-135m-instruct-q4_1")
+    folder = specs.model_path(smol, tmp_path)
     folder.mkdir(parents=True)
     (folder / "model.gguf").write_bytes(b"x")  # installed (present, unverified)
-    r = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), tmp_path, specs=specs)
+    r = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), tmp_path, specs=known)
     assert r.current is not None and r.current.spec.name == smol.name
     gains, costs = " | ".join(r.gains), " | ".join(r.costs)
     assert "11x the parameters of SmolLM2 135M (1.5B instead of 135M)" in gains
@@ -204,7 +203,7 @@ def test_gains_and_costs_are_against_the_model_answers_use_now(tmp_path: Path):
     assert d["current"]["name"] == smol.name and d["gains"] == r.gains and d["max_wait_s"] == 8
     # Nothing installed: a language model instead of extracts; the choice itself: nothing.
     none = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), tmp_path / "x",
-                               specs=specs)
+                               specs=known)
     assert none.current is None and "instead of sentences picked" in none.gains[0]
     same = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), tmp_path,
                                specs=[smol])

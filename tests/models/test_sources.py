@@ -1,4 +1,4 @@
-"""Where model files come from (index/sources.py): the published addresses models.json
+"""Where model files come from (models/sources.py): the published addresses models.json
 names, a mirror the person sets, and the test-only stand-in for the model host."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from rewind.errors import Code, RewindError
-from rewind.index import models, sources
-from rewind.index.models import FileSpec, LlmSpec
+from rewind.models import sources, specs
+from rewind.models.specs import FileSpec, LlmSpec
 
 
 def spec() -> LlmSpec:
@@ -21,7 +21,7 @@ def test_without_a_mirror_the_published_addresses_are_used(monkeypatch: pytest.M
     monkeypatch.delenv(sources.MIRROR_ENV, raising=False)
     monkeypatch.delenv(sources.TEST_HOST_ENV, raising=False)
     assert sources.mirror_setting(None) is None
-    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
+    qwen = specs.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
     (f,) = qwen.files
     assert sources.source_url(None, qwen, f) == f.url == (
         "https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/"
@@ -35,7 +35,7 @@ def test_without_a_mirror_the_published_addresses_are_used(monkeypatch: pytest.M
 
 
 def test_the_test_host_keeps_the_published_path(monkeypatch: pytest.MonkeyPatch):
-    qwen = models.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
+    qwen = specs.llm_spec("qwen2.5-1.5b-instruct-q4_k_m")
     (f,) = qwen.files
     monkeypatch.setenv(sources.TEST_HOST_ENV, "http://127.0.0.1:8123/")
     assert sources.source_url(None, qwen, f) == (
@@ -50,8 +50,8 @@ def test_the_test_host_keeps_the_published_path(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_every_download_in_models_json_names_its_published_address():
-    specs = models.load_specs()
-    for spec in [*specs.embedding.values(), *specs.llm.values()]:
+    known = specs.load_specs()
+    for spec in [*known.embedding.values(), *known.llm.values()]:
         for f in spec.files:
             if f.download:
                 repo, _, path = f.download.partition(" ")
@@ -70,7 +70,7 @@ def test_a_catalog_whose_url_is_not_its_download_is_refused(tmp_path: Path):
         "files": {"m.gguf": {"sha256": "0" * 64, "download": "org/tiny m.gguf",
                              "url": "https://models.example/org/other/m.gguf"}}}}}))
     with pytest.raises(ValueError, match="needs an https url ending in its download path"):
-        models.load_specs(bad)
+        specs.load_specs(bad)
 
 
 @pytest.mark.parametrize(

@@ -9,49 +9,11 @@ with. This module must never load or download a model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .models import LlmSpec
+from .specs import LlmSpec
 
 LLAMA_BATCH = 512  # llama-cpp-python's n_batch (answers/llm.py keeps its default)
-
-
-@dataclass(frozen=True)
-class Licence:
-    name: str
-    terms: str  # where its text is
-    use: str = ""  # what it limits, in a phrase ("" when nothing worth saying)
-    commercial: bool = True  # False: non-commercial use only (never recommended unasked)
-
-
-@dataclass(frozen=True)
-class Shape:
-    """What a GGUF model's memory follows from (its published config)."""
-
-    layers: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    vocab: int
-
-    @property
-    def kv_bytes_per_token(self) -> int:
-        """K and V in f16, every layer. Sliding-window layers (Gemma 3) keep fewer
-        tokens, so for them this is an upper bound."""
-        return 2 * self.layers * self.kv_heads * self.head_dim * 2
-
-
-@dataclass(frozen=True)
-class Measured:
-    """Speed and memory bench/perf/ladder.py measured on this project's 2-core machine."""
-
-    prompt_tokens_per_s: float  # reading a ~700-token prompt with `threads` threads
-    answer_tokens_per_s: float  # writing, one thread
-    threads: int
-    peak_rss_bytes: int  # above the process before loading
-    how: str  # "model": the model itself; "stand-in": random weights of its shape
 
 
 def estimated_bytes(spec: LlmSpec) -> int | None:

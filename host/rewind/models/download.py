@@ -40,9 +40,9 @@ import filelock
 
 from .. import config
 from ..errors import Code, RewindError
-from . import models
-from .models import Spec
+from . import installed, specs
 from .sources import MIRROR_ENV, source_url
+from .specs import Spec
 
 LOCK_NAME = ".pull.lock"  # in the model's folder, held while a pull downloads
 CHUNK = 1 << 20
@@ -218,7 +218,7 @@ def fetch(
             raise RewindError(
                 Code.MODEL_INVALID,
                 f"{name} downloaded from {url} has sha256 {digest}, but the one first "
-                f"downloaded had {expected_sha256} (recorded in {dest.parent / models.MARKER}).",
+                f"downloaded had {expected_sha256} (recorded in {dest.parent / installed.MARKER}).",
                 f"Nothing was installed: {_host_of(url)} now serves another file. If you "
                 f"trust it, delete {dest.parent} and pull again.",
             )
@@ -262,10 +262,10 @@ def pull(
     One pull of a model at a time: two would append to the same part files. An exception
     `progress` raises (a cancel) stops the download and keeps its part file to resume.
     """
-    dest = models.model_path(spec, model_dir)
-    have = models.status(spec, model_dir, verify=True)
-    marker = models.read_marker(dest)  # what earlier downloads of files without a sha256 had
-    ok = {f.name for f in have.files if f.state is models.FileState.OK}
+    dest = specs.model_path(spec, model_dir)
+    have = installed.status(spec, model_dir, verify=True)
+    marker = installed.read_marker(dest)  # what earlier downloads of files without a sha256 had
+    ok = {f.name for f in have.files if f.state is installed.FileState.OK}
     todo = [f for f in spec.files if f.name not in ok]
     packaged = [f.name for f in todo if not f.download]
     if packaged:  # before anything is downloaded or created
@@ -303,7 +303,7 @@ def pull(
                     timeout=timeout,
                     retries=retries,
                     progress=progress,
-                    expected_sha256=models.expected_sha256(f, marker),
+                    expected_sha256=installed.expected_sha256(f, marker),
                     expected_bytes=f.bytes,
                     against="models.json" if f.sha256 else "first download",
                 )
@@ -312,7 +312,7 @@ def pull(
         lock.release()
     order = [f.name for f in spec.files]
     out.sort(key=lambda p: order.index(p.name))
-    final = models.status(spec, model_dir, verify=True)  # records every file's checksum
+    final = installed.status(spec, model_dir, verify=True)  # records every file's checksum
     if not final.installed:
         raise RewindError(Code.MODEL_INVALID, f"{spec.name} is {final.summary}.", final.hint)
     return out

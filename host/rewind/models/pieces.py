@@ -3,7 +3,7 @@ model's own token count, into pieces embedded separately.
 
 The passage stays one passage (its text, span, snippets and citations are the page's
 text, as before); it keeps one vector per piece (store: vectors keyed by passage, model
-and piece) and dense search scores it by its best piece (index/vectors.py). A split is
+and piece) and dense search scores it by its best piece (index/derived/vectors.py). A split is
 therefore the model's business: another model with a longer window keeps the passage
 whole, and re-embedding never changes passages. Pieces end at whitespace when one lies in
 the last fifth of the piece, so words are rarely cut; the pieces of a passage are of even
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..index.store.records import PassageVectors
 from .embedder import Embedder
-from .records import PassageVectors
 
 log = logging.getLogger("rewind.pieces")
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from . import catalog, models
-from .models import LlmSpec
+from . import catalog, installed
+from .specs import LlmSpec, load_specs
 
 PROMPT_OVERHEAD = 120  # tokens of system prompt, question and chat template (SmolLM2: ~115)
 GIB = 1024**3
@@ -218,13 +218,13 @@ def recommend(machine: Machine, settings: Settings, model_dir: Path | None = Non
               specs: list[LlmSpec] | None = None) -> Recommendation:
     """The model to use on `machine`, with every catalog model's estimate beside it and
     the one answers use now (`settings.llm_model`, else the largest installed)."""
-    specs = specs if specs is not None else list(models.load_specs().llm.values())
+    specs = specs if specs is not None else list(load_specs().llm.values())
     ref = _reference(specs)
     allowed = int(machine.memory_bytes * settings.recommend_memory_share)
     threads = reading_threads(machine, settings)
     options = [
         estimate(s, machine, settings, ref, allowed,
-                 model_dir is not None and models.status(s, model_dir).installed)
+                 model_dir is not None and installed.status(s, model_dir).installed)
         for s in specs
     ]
     options.sort(key=lambda e: (e.spec.parameters_b, -(e.memory_bytes or 0)))

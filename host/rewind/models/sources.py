@@ -20,7 +20,7 @@ import urllib.parse
 
 from .. import config
 from ..errors import Code, RewindError
-from .models import FileSpec, Spec
+from .specs import FileSpec, Spec
 
 MIRROR_ENV = "REWIND_MODEL_MIRROR"
 TEST_HOST_ENV = "REWIND_TEST_MODEL_HOST"  # tests only: a local server for the published host

@@ -1,9 +1,9 @@
-"""Sealing fields and keying terms (index/cipher.py)."""
+"""Sealing fields and keying terms (index/crypto/cipher.py)."""
 
 import numpy as np
 import pytest
 from rewind.errors import Code, RewindError
-from rewind.index.cipher import FieldCipher, new_key
+from rewind.index.crypto.cipher import FieldCipher, new_key
 
 
 def test_seal_open_round_trip_and_fresh_nonces():

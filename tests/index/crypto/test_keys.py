@@ -1,11 +1,11 @@
-"""Where keys live (index/keys.py): the keyring when one works, else a 0600 file."""
+"""Where keys live (index/crypto/keys.py): the keyring when one works, else a 0600 file."""
 
 import stat
 
 import keyring
 import pytest
 from keyring.backend import KeyringBackend
-from rewind.index import keys
+from rewind.index.crypto import keys
 
 
 class MemoryKeyring(KeyringBackend):

@@ -1,6 +1,6 @@
 import numpy as np
-from rewind.index import codes
-from rewind.index.codes import NO_MATCH, Quantiser
+from rewind.index.derived import codes
+from rewind.index.derived.codes import NO_MATCH, Quantiser
 
 
 def unit(rng, n, d):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import rewind
-from rewind.index import integrity
+from rewind.index.derived import integrity
 
 pytestmark = pytest.mark.slow
 

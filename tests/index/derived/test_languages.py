@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 from rewind.config import Settings
-from rewind.index.analysis import Analysis, bigrams
-from rewind.index.cipher import FieldCipher
-from rewind.index.languages import UNKNOWN, detect, normalise
-from rewind.index.records import PageRecord, PassageRecord
-from rewind.index.store import Store
-from rewind.index.text_index import TextIndex
+from rewind.index.crypto.cipher import FieldCipher
+from rewind.index.derived.analysis import Analysis, bigrams
+from rewind.index.derived.languages import UNKNOWN, detect, normalise
+from rewind.index.derived.text_index import TextIndex
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.index.store.store import Store
 from rewind.language_mix import pages_per_language
 
-PARAGRAPHS = json.loads((Path(__file__).resolve().parents[1] / "data" / "chunk_units.json")
+PARAGRAPHS = json.loads((Path(__file__).resolve().parents[2] / "data" / "chunk_units.json")
                         .read_text("utf-8"))["paragraphs"]
 EN = ("Package management installs programs, updates them and removes them again. Every "
       "change is written to a log file so that you can look later at what happened.")

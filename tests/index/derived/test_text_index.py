@@ -2,9 +2,9 @@ import time
 
 import pytest
 from rewind.config import Settings
-from rewind.index.records import PageRecord, PassageRecord
-from rewind.index.store import Store
-from rewind.index.text_index import TextIndex, domain_suffixes
+from rewind.index.derived.text_index import TextIndex, domain_suffixes
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.index.store.store import Store
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def test_domain_suffixes():
 
 
 def test_writer_is_kept_between_writes_and_released_when_idle(tmp_path, monkeypatch):
-    from rewind.index import text_index
+    from rewind.index.derived import text_index
 
     monkeypatch.setattr(text_index, "IDLE_RELEASE_S", 0.2)
     store = Store(tmp_path / "rewind.db")
@@ -114,7 +114,7 @@ def test_writer_is_kept_between_writes_and_released_when_idle(tmp_path, monkeypa
 
 
 def test_write_waits_in_the_store_while_another_writer_holds_tantivy(tmp_path, monkeypatch):
-    from rewind.index import text_index
+    from rewind.index.derived import text_index
 
     monkeypatch.setattr(text_index, "IDLE_RELEASE_S", 0.2)
     store = Store(tmp_path / "rewind.db")

@@ -1,8 +1,8 @@
 import numpy as np
-from rewind.index import vector_file
-from rewind.index.cipher import FieldCipher, new_key
-from rewind.index.codes import Quantiser
-from rewind.index.vector_file import Snapshot
+from rewind.index.crypto.cipher import FieldCipher, new_key
+from rewind.index.derived import vector_file
+from rewind.index.derived.codes import Quantiser
+from rewind.index.derived.vector_file import Snapshot
 
 
 def snapshot(n=5, dim=8, bits=8):

@@ -4,10 +4,10 @@ import time
 
 import numpy as np
 import pytest
-from rewind.index import vectors as vectors_mod
-from rewind.index.records import PageRecord, PassageRecord
-from rewind.index.store import Store
-from rewind.index.vectors import VectorIndex
+from rewind.index.derived import vectors as vectors_mod
+from rewind.index.derived.vectors import VectorIndex
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.index.store.store import Store
 
 DIM = 64
 
@@ -223,10 +223,10 @@ def test_damaged_or_foreign_snapshot_is_rebuilt(filled, tmp_path):
 
 WRITER = r"""
 import os, sys, time, numpy as np
-from rewind.index.store import Store
-from rewind.index.records import PageRecord, PassageRecord
-from rewind.index import vectors
-from rewind.index.vectors import VectorIndex
+from rewind.index.derived import vectors
+from rewind.index.derived.vectors import VectorIndex
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.index.store.store import Store
 vectors.COMPACT_MIN_ROWS = 30
 store = Store(__import__("pathlib").Path(sys.argv[1]))
 index = VectorIndex("m@64", 64, __import__("pathlib").Path(sys.argv[2]))
@@ -255,7 +255,7 @@ def test_snapshot_caught_up_after_a_crash_while_writing_it(tmp_path):
     store = Store(db)
     older = VectorIndex("m@64", DIM, vec_dir)
     older._store = store
-    from rewind.index import vector_file
+    from rewind.index.derived import vector_file
     assert vector_file.read(older.path, "m@64", DIM, DIM, store.store_id()).seq < store.seq()
     index = VectorIndex("m@64", DIM, vec_dir)
     index.refresh(store)

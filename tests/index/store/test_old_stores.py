@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from cli_runner import rewind
-from rewind.index.migrations import SCHEMA_VERSION
-from rewind.index.store import Store
+from rewind.index.store.migrations import SCHEMA_VERSION
+from rewind.index.store.store import Store
 
 pytestmark = pytest.mark.slow
-STORES = Path(__file__).resolve().parents[1] / "data" / "stores"
+STORES = Path(__file__).resolve().parents[2] / "data" / "stores"
 
 
 @pytest.mark.parametrize("written_at", ["schema1", "schema2"])

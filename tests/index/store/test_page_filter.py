@@ -1,12 +1,12 @@
-"""index/page_filter.py: one filter, three readers that must agree (SQL, tantivy, Python)."""
+"""index/store/page_filter.py: one filter, three readers that must agree (SQL, tantivy, Python)."""
 
 import pytest
 from rewind.config import Settings
-from rewind.index import page_filter
-from rewind.index.page_filter import PageFilter, site_key
-from rewind.index.records import PageRecord, PassageRecord
-from rewind.index.store import Store
-from rewind.index.text_index import TextIndex
+from rewind.index.derived.text_index import TextIndex
+from rewind.index.store import page_filter
+from rewind.index.store.page_filter import PageFilter, site_key
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.index.store.store import Store
 
 T0 = 1_700_000_000.0
 DAY = 86400.0

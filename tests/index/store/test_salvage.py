@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from cli_runner import rewind
-from rewind.index.salvage import busy_elsewhere
+from rewind.index.store.salvage import busy_elsewhere
 
 pytestmark = pytest.mark.slow
 

@@ -4,9 +4,9 @@ import time
 import numpy as np
 import pytest
 from rewind.errors import Code, RewindError
-from rewind.index.migrations import SCHEMA_VERSION
-from rewind.index.records import PageRecord, PassageRecord
-from rewind.index.store import Store
+from rewind.index.store.migrations import SCHEMA_VERSION
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.index.store.store import Store
 
 
 def page(url="https://example.com/a", title="A page", chash="h1") -> PageRecord:
@@ -127,7 +127,7 @@ def test_newer_schema_is_refused(tmp_path):
 
 
 def test_an_older_schema_is_upgraded_by_a_writer_and_explained_to_a_reader(tmp_path):
-    from rewind.index.migrations import MIGRATIONS
+    from rewind.index.store.migrations import MIGRATIONS
 
     path = tmp_path / "rewind.db"
     db = sqlite3.connect(path)  # a store as a schema-2 Rewind left it

@@ -6,8 +6,8 @@ random 96-bit nonce, the column's name as associated data, so a value moved to a
 column does not open), the other turns each term the text index would hold into an
 HMAC, so the index's files hold no word of a page while BM25 still counts the same terms.
 A `check` value lets a store tell the right key from a wrong one without opening a row.
-This module must never store a key, log plaintext, or decide what is encrypted (store.py
-and text_index.py do).
+This module must never store a key, log plaintext, or decide what is encrypted (store/store.py
+and derived/text_index.py do).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from ..errors import Code, RewindError
+from ...errors import Code, RewindError
 
 VERSION = b"\x01"  # the sealed value's format: version, nonce (12), ciphertext + tag (16)
 NONCE_BYTES = 12

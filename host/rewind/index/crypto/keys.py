@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import config
+from ... import config
 
 log = logging.getLogger("rewind.keys")
 

@@ -1,6 +1,6 @@
 """Words -> index terms, per language: what BM25 counts in a page and in a query.
 
-A page's text is analysed by its language (index/languages.py): tantivy's Snowball
+A page's text is analysed by its language (index/derived/languages.py): tantivy's Snowball
 stemmer and stop-word list where tantivy has them (Arabic, Danish, Dutch, English,
 Finnish, French, German, Greek, Hungarian, Italian, Norwegian, Portuguese, Romanian,
 Russian, Spanish, Swedish, Tamil, Turkish), lower-casing alone otherwise; accents folded
@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import tantivy
 
-from ..text import STOP_WORDS
+from ...text import STOP_WORDS
 from .languages import UNKNOWN
 
 VERSION = 1  # changes what the index holds: the index is rebuilt when it changes

@@ -1,6 +1,6 @@
 """Compressed forms of unit vectors for dense search: 1-bit codes and int8 rows.
 
-Search runs in three stages (index/vectors.py); this module holds the first two:
+Search runs in three stages (index/derived/vectors.py); this module holds the first two:
 - a 1-bit code per passage, scanned by Hamming distance: the signs of the vector's first
   `bits` dimensions (fewer than all: Matryoshka truncation) after subtracting a centre (a
   model's vectors share a common direction) and applying a random rotation (so that every

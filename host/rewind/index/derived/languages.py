@@ -1,6 +1,6 @@
 """The language of a page: the `lang` it declares, checked by a detector (py3langid).
 
-A page's language decides how its words are indexed (index/analysis.py: stemmer, CJK
+A page's language decides how its words are indexed (index/derived/analysis.py: stemmer, CJK
 bigrams) and feeds the history's language mix (stats, and the offer of the multilingual
 model). A page says what it is in `<html lang>`, but many say "en" whatever they hold, so
 the detector reads the text: its verdict wins when it is confident, the declared language

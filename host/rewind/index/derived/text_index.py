@@ -10,7 +10,7 @@ the history's language mix is a count (language_mix.py). The index remembers the
 sequence it has applied (`applied_seq`) and catches up from the store's change log.
 
 An encrypted store's index (a `cipher`) holds keyed terms instead of words: each term
-the analyzer makes is replaced by its HMAC (cipher.py), queries are analysed and
+the analyzer makes is replaced by its HMAC (crypto/cipher.py), queries are analysed and
 hashed the same way, so BM25 counts the same terms and the files hold no word of a page
 (phrase queries become term queries; highlights are found in Python). The index records
 which terms it holds (`terms` file) and is rebuilt from the store when that changes.
@@ -44,13 +44,13 @@ from pathlib import Path
 
 import tantivy
 
-from .. import faults
-from ..config import Settings
-from ..errors import LOW_SPACE_BYTES, Code, RewindError, disk_full, free_bytes
+from ... import faults
+from ...config import Settings
+from ...errors import LOW_SPACE_BYTES, Code, RewindError, disk_full, free_bytes
+from ..crypto.cipher import FieldCipher
+from ..store.page_filter import PageFilter, tantivy_clauses
+from ..store.store import Store
 from . import analysis, integrity, languages
-from .cipher import FieldCipher
-from .page_filter import PageFilter, tantivy_clauses
-from .store import Store
 
 ANALYZER = "rewind_terms"  # terms arrive analysed (analysis.py): tantivy splits at spaces
 _QUOTED = re.compile(r'"([^"]*)"')

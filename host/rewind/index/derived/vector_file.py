@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import faults
-from ..errors import RewindError
+from ... import faults
+from ...errors import RewindError
+from ..crypto.cipher import FieldCipher
 from . import codes as codes_mod
-from .cipher import FieldCipher
 from .codes import Quantiser
 
 DIRECTORY = "vectors"  # the snapshots' folder in a data directory, one file a model

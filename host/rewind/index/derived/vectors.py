@@ -1,7 +1,7 @@
 """Dense passage search: 1-bit codes scanned in memory, the best candidates rescored exactly.
 
 Each passage with a vector of the active model has a 1-bit code and an int8 row
-(index/codes.py: 48 + 384 bytes at 384 dimensions, against 1,536 for float32). A search
+(index/derived/codes.py: 48 + 384 bytes at 384 dimensions, against 1,536 for float32). A search
 runs three stages: every code by Hamming distance, keeping the `candidates` nearest; their
 int8 rows (memory-mapped: only these rows are read), keeping the `rescore` best; their
 stored vectors (float16, the truth, from the store), ranked by exact cosine. The
@@ -10,7 +10,7 @@ is lost in the first two stages (bench/perf/scale.py measures how often: recall@
 exact float32 search).
 
 The codes are derived from the store and kept as a memory-mapped snapshot
-(index/vector_file.py) that remembers the store sequence it reflects. `refresh` opens it
+(index/derived/vector_file.py) that remembers the store sequence it reflects. `refresh` opens it
 (or builds it, streaming the store), then applies the store's changes since that sequence
 (its own process's writes and other processes' alike) as an in-memory delta; when the delta
 grows, a writer folds it into a new snapshot. A crash at any moment leaves a snapshot at an
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..crypto.cipher import FieldCipher
+from ..store.store import Store
 from . import codes, vector_file
-from .cipher import FieldCipher
-from .store import Store
 from .vector_file import Snapshot
 
 # Above this share of changed pages, rebuilding everything is cheaper than patching.

@@ -1,8 +1,8 @@
 """Whether a store is encrypted, and its cipher: made once, found again, or said to be lost.
 
 The store's `meta` row `encryption` names its key (`key_id`, not secret) and the key's
-`check` (cipher.py). A writer opening a store that has none, with encryption wanted,
-makes a key, keeps it (keys.py), seals what the store already holds (one transaction, then
+`check` (crypto/cipher.py). A writer opening a store that has none, with encryption wanted,
+makes a key, keeps it (crypto/keys.py), seals what the store already holds (one transaction, then
 VACUUM and a WAL checkpoint so no plaintext copy stays in the file) and records the meta
 row last: a crash before that leaves a plaintext store and a spare key, never a store
 without its key. A store whose key cannot be found or does not match is refused with
@@ -18,9 +18,9 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from ..errors import Code, RewindError
-from . import keys
-from .cipher import FieldCipher, new_key
+from ...errors import Code, RewindError
+from ..crypto import keys
+from ..crypto.cipher import FieldCipher, new_key
 from .store import Store
 
 log = logging.getLogger("rewind.at_rest")

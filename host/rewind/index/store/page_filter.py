@@ -2,7 +2,7 @@
 
 A `PageFilter` is applied inside the queries themselves, never to results afterwards:
 as SQL over the pages table here (the page ids the dense search may score, the pages
-`recent_pages` lists) and as tantivy clauses in text_index.py (BM25 never scores a page
+`recent_pages` lists) and as tantivy clauses in derived/text_index.py (BM25 never scores a page
 outside it). A search's own filters (one site, since/until) and a reader's scope (an AI
 tool's sites and time window: mcp/access.py) are the same kind of thing, and `narrowed`
 makes one filter that asks both.
@@ -123,7 +123,7 @@ def recent_pages(store: Store, f: PageFilter, limit: int) -> list[PageRecord]:
 
 def tantivy_clauses(f: PageFilter, schema: tantivy.Schema) -> list[tuple[tantivy.Occur,
                                                                         tantivy.Query]]:
-    """`f` as clauses of a tantivy boolean query over text_index.py's fields (`domain`
+    """`f` as clauses of a tantivy boolean query over derived/text_index.py's fields (`domain`
     holds each suffix of a page's site, `visited` its last visit in whole seconds)."""
     def site(s: str) -> tantivy.Query:
         return tantivy.Query.term_query(schema, "domain", s)

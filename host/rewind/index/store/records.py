@@ -69,7 +69,7 @@ class PageRecord:
 class PassageVectors:
     """The vectors of a list of passages: row i belongs to passage `owner[i]` (an index
     into that list) as its piece `piece[i]`. A passage longer than its model's window has
-    several pieces (index/pieces.py); most have one."""
+    several pieces (models/pieces.py); most have one."""
 
     matrix: np.ndarray  # float32 (rows, dim)
     owner: np.ndarray  # int64 (rows,)
@@ -107,7 +107,7 @@ def page_from_row(row: sqlite3.Row | tuple) -> PageRecord:
 
 
 # Vectors are stored as float16: half the bytes of float32, and cosines within ~1e-3 of it,
-# so exact rescoring (index/vectors.py) ranks as float32 would. Rows written before schema 2
+# so exact rescoring (index/derived/vectors.py) ranks as float32 would. Rows written before schema 2
 # are float32: a row's byte length tells which.
 VECTOR_DTYPE = np.float16
 

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import Code, RewindError
+from ...errors import Code, RewindError
 from .store import Store
 
 TABLES = ("meta", "pages", "passages", "vectors", "tombstones")  # parents before children

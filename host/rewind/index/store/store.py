@@ -5,7 +5,7 @@ touched (`pages.seq`) or, for deleted pages, leaves a tombstone. The derived
 indexes (text_index, vectors) remember the last sequence they applied and
 catch up from here, so a crash between two stores never loses a committed page.
 
-With a `cipher` (cipher.py; the engine gives one to an encrypted store) page titles,
+With a `cipher` (crypto/cipher.py; the engine gives one to an encrypted store) page titles,
 page metadata, passage text and vectors are sealed as they are written and opened as they
 are read; URLs, sites, times and counts stay as they are (README: what is encrypted).
 Deleted rows are overwritten (secure_delete), so a forgotten page's bytes do not linger
@@ -27,17 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import config, faults
-from ..errors import Code, RewindError, disk_full
-from .cipher import FieldCipher
+from ... import config, faults
+from ...errors import Code, RewindError, disk_full
+from ..crypto.cipher import FieldCipher
 from .migrations import MIGRATIONS, SCHEMA_VERSION
-from .records import (
-    PAGE_COLUMNS,
-    PageRecord,
-    PassageRecord,
-    PassageVectors,
-    page_from_row,
-)
+from .records import PAGE_COLUMNS, PageRecord, PassageRecord, PassageVectors, page_from_row
 from .vector_rows import VectorRows, chunks
 
 
