@@ -2,9 +2,10 @@
 
 models.json says, for each language model, who published the GGUF, its licence, its
 quantisation and its shape (layers, heads, KV heads, head size, vocabulary: the published
-config), and what bench/perf/ladder.py measured of it here. The memory a model needs is that
-measured peak, or else an estimate from the shape and the context window Rewind loads it
-with. This module must never load or download a model.
+config), and what bench/perf/ladder.py measured of it here (specs.py reads them into
+`Licence`, `Shape` and `Measured`). The memory a model needs is that measured peak, or else
+an estimate from the shape and the context window Rewind loads it with.
+This module must never load or download a model.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The model directory: which of a model's files are installed, and in what state.
 
-Checksums: a file's full sha256 is verified when it is installed and recorded, with its
-size and mtime, in a marker file (`rewind-install.json`) in the model's directory. At run
-time `status()` only compares size and mtime with that record (no hashing of 100 MB-1 GB
-files on every start); `status(..., verify=True)` hashes again (doctor, tests). A file
-whose sha256 models.json does not know is trusted on first use: the sha256 recorded when
-it was first installed is what later checks compare with.
+Each file's sha256 is checked in full once, at install, and the check kept beside it
+(`rewind-install.json`); a start compares sizes and mtimes only, `verify=True` hashes
+again (specs.py: Checksums).
 This module reports what is present. It must never download anything (packages.py and
 download.py install), and never load a model (the embedder and answerer do).
 """

@@ -1,13 +1,21 @@
-"""Model specs: what each model Rewind knows is (models.json, parsed into records).
+"""Model specs (models.json): what each model Rewind knows is, as records.
 
 Specs are data: models.json names each model's files, their sha256 and size, and either
 the PyPI package and wheel member the file is read from (the offline defaults: packages.py
 installs them) or the address its publisher serves it at (download.py pulls it from there,
-or from a mirror the person names); for a language model also its licence, shape and what
-bench/perf/ladder.py measured of it (catalog.py reckons its memory from those). Every
-module of models/ reads these records, and this one imports none of them.
-This module must never look at the model directory (installed.py does), download anything,
-or load a model (the embedder and answerer do).
+or from a mirror the person names). A language model's spec also says its licence, shape
+and what bench/perf/ladder.py measured of it (catalog.py reckons its memory from them).
+
+Checksums: a file's full sha256 is verified when it is installed and recorded, with its
+size and mtime, in a marker file (`rewind-install.json`) in the model's directory. At run
+time `installed.status()` only compares size and mtime with that record (no hashing of
+100 MB-1 GB files on every start); `status(..., verify=True)` hashes again (doctor, tests). A file
+whose sha256 models.json does not know is trusted on first use: the sha256 recorded when
+it was first installed is what later checks compare with.
+
+Every module of models/ reads these records; this one imports none of them. It never
+looks at the model directory (installed.py reports what is present), and it
+must never download anything, and never load a model (the embedder and answerer do).
 """
 
 from __future__ import annotations
