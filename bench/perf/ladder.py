@@ -258,10 +258,10 @@ def main() -> None:
         print(update_section("ladder", report(llms, results)))
 
 
-def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
+def report(llms: dict[str, LlmSpec], results: dict[str, dict]) -> str:
     rows = []
     for name, m in results.items():
-        spec = specs[name]
+        spec = llms[name]
         est = catalog.estimated_bytes(spec) or 0
         rows.append((
             name, "the model" if m["how"] == "model" else "stand-in",
@@ -274,7 +274,7 @@ def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
     s = Settings()
     loads = [m["load"] for m in results.values()]
     picks = []
-    specs_list = list(specs.values())
+    specs_list = list(llms.values())
     for gb, cores in ((4, 2), (8, 1), (8, 2), (8, 8), (16, 2), (32, 1), (32, 2), (32, 8)):
         mach = recommend.Machine(gb * 2**30, None, cores)
         r = recommend.recommend(mach, s, specs=specs_list)

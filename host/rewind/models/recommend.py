@@ -23,7 +23,7 @@ from typing import Any
 
 from ..config import Settings
 from . import catalog, installed
-from .specs import LlmSpec, load_specs
+from .specs import LlmSpec, Measured, load_specs
 
 PROMPT_OVERHEAD = 120  # tokens of system prompt, question and chat template (SmolLM2: ~115)
 GIB = 1024**3
@@ -190,7 +190,7 @@ def _speed(spec: LlmSpec, ref: LlmSpec | None, threads: int, prompt_tokens: int
         r = ref.measured
         prompt = r.prompt_tokens_per_s * ref.parameters_b / spec.parameters_b
         answer = r.answer_tokens_per_s * (ref.file_bytes or 0) / spec.file_bytes
-        m = catalog.Measured(prompt, answer, r.threads, 0, "extrapolated")
+        m = Measured(prompt, answer, r.threads, 0, "extrapolated")
     prompt_rate = m.prompt_tokens_per_s * threads / m.threads
     return prompt_tokens / prompt_rate, m.answer_tokens_per_s, how
 
