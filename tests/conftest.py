@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from requirement import missing
 
-# Stores made by tests keep their keys (index/keys.py) in a folder of their own, never in
+# Stores made by tests keep their keys (index/crypto/keys.py) in a folder of their own, never in
 # the person's keyring or key folder; subprocesses (hosts, CLIs) inherit this.
 os.environ.setdefault("REWIND_KEY_DIR", tempfile.mkdtemp(prefix="rewind-test-keys-"))
 os.environ.setdefault("REWIND_KEYRING", "off")
@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))  # bench.common.data: the one reader of the evalua
 
 from rewind import config  # noqa: E402
 from rewind.config import Settings  # noqa: E402
-from rewind.index import models  # noqa: E402
+from rewind.models import installed, specs  # noqa: E402
 
 MINILM = "all-minilm-l6-v2-int8"
 SMOLLM = "smollm2-135m-instruct-q8_0"  # the offline default LLM
@@ -35,7 +35,7 @@ SMOLLM = "smollm2-135m-instruct-q8_0"  # the offline default LLM
 def model_dir() -> Path:
     """The model directory holding the real default embedding model."""
     directory = config.model_dir()
-    st = models.status(models.embedding_spec(MINILM), directory)
+    st = installed.status(specs.embedding_spec(MINILM), directory)
     if not st.installed:
         missing(f"{MINILM} is not installed in {directory}: run `python3 build.py install`")
     return directory
@@ -44,7 +44,7 @@ def model_dir() -> Path:
 @pytest.fixture(scope="session")
 def llm_dir(model_dir: Path) -> Path:
     """The model directory, which also holds the real offline default GGUF."""
-    if not models.status(models.llm_spec(SMOLLM), model_dir).installed:
+    if not installed.status(specs.llm_spec(SMOLLM), model_dir).installed:
         missing(f"{SMOLLM} is not installed in {model_dir}: run `python3 build.py install`")
     return model_dir
 
@@ -52,9 +52,9 @@ def llm_dir(model_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def embedder(model_dir: Path):
     """One real MiniLM embedder for the whole session (loading it takes a moment)."""
-    from rewind.index.embedder import OnnxEmbedder
+    from rewind.models.embedder import OnnxEmbedder
 
-    return OnnxEmbedder(models.embedding_spec(MINILM), model_dir, Settings())
+    return OnnxEmbedder(specs.embedding_spec(MINILM), model_dir, Settings())
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def engine(tmp_path: Path, embedder, model_dir: Path):
 def fake_engine(tmp_path: Path):
     """A writable engine with the deterministic fake embedder: for logic, not quality."""
     from rewind.engine import Rewind
-    from rewind.index.embedder import FakeEmbedder
+    from rewind.models.embedder import FakeEmbedder
 
     eng = Rewind.open(tmp_path / "data", Settings(), embedder=FakeEmbedder())
     yield eng
@@ -106,4 +106,4 @@ def gguf_tokenizer(llm_dir):
     """The offline default LLM's own tokenizer (vocabulary only): what budgets count with."""
     from rewind.answers import llm
 
-    return llm.tokenizer(models.llm_spec(SMOLLM), llm_dir)
+    return llm.tokenizer(specs.llm_spec(SMOLLM), llm_dir)

@@ -16,8 +16,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 from rewind import config
-from rewind.index import models as rmodels
-from rewind.index.models import EmbeddingSpec, FileSpec
+from rewind.models import installed, specs
+from rewind.models.specs import EmbeddingSpec, FileSpec
 from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
 WORDS = ["the", "cat", "sat", "on", "mat", "dog", "ran", "in", "park", "stock", "market"]
@@ -148,7 +148,7 @@ def tiny_spec(
 
 def make_tiny_model_dir(model_dir: Path, spec: EmbeddingSpec, **model_kwargs) -> TinyWeights:
     """Write model_dir/<spec.name>/{model.onnx,tokenizer.json}; return the weights."""
-    dest = rmodels.model_path(spec, model_dir)
+    dest = specs.model_path(spec, model_dir)
     dest.mkdir(parents=True, exist_ok=True)
     write_tokenizer(dest / "tokenizer.json")
     return write_tiny_model(dest / "model.onnx", dim=spec.dim, **model_kwargs)
@@ -157,9 +157,9 @@ def make_tiny_model_dir(model_dir: Path, spec: EmbeddingSpec, **model_kwargs) ->
 def real_model_dir(name: str) -> Path:
     """$REWIND_MODEL_DIR if it holds the named model's files, else skip the test
     (fail under REWIND_REQUIRE_MODELS=1, as conftest does: CI must not pass by skipping)."""
-    spec = rmodels.load_specs().get(name)
+    spec = specs.load_specs().get(name)
     model_dir = config.model_dir()
-    st = rmodels.status(spec, model_dir)
+    st = installed.status(spec, model_dir)
     if st.missing:
         why = (
             f"{name} is not installed in {model_dir} ({', '.join(st.missing)} missing): "

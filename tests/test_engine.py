@@ -10,7 +10,7 @@ from rewind.checks import profile_checks
 from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
-from rewind.index.embedder import FakeEmbedder
+from rewind.models.embedder import FakeEmbedder
 from rewind.search import SearchQuery
 
 BASE = "http://docs.python.local/faq/"

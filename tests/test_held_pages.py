@@ -13,7 +13,7 @@ from rewind.capture.sensitive import ContentCheck, Model
 from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.errors import RewindError
-from rewind.index.embedder import FakeEmbedder
+from rewind.models.embedder import FakeEmbedder
 from rewind.search import SearchQuery
 
 WORD = "quokkazephyr"

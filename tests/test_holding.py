@@ -6,7 +6,7 @@ import json
 import pytest
 from rewind.errors import RewindError
 from rewind.holding import FOLDER, KEY_FILE, Holding
-from rewind.index import keys
+from rewind.index.crypto import keys
 
 SECRET = "zephyrquokka"  # a word only the held page's text has
 

@@ -17,9 +17,10 @@ TABLES = {
 }
 # Over the limit today: ceiling (lines now) and what brings the module under it.
 OVER: dict[str, tuple[int, str]] = {
-    "host/rewind/engine.py": (519, "the profile/ room: the engine as a composition of parts"),
-    "host/rewind/index/text_index.py": (442, "the index/ split (derived indexes)"),
-    "host/rewind/index/store.py": (431, "the index/ split (the store and its migrations)"),
+    # 522: the index/ split's rooms take three more import lines; the profile/ room ends it
+    "host/rewind/engine.py": (522, "the profile/ room: the engine as a composition of parts"),
+    "host/rewind/index/derived/text_index.py": (437, "its queries apart from its catching up"),
+    "host/rewind/index/store/store.py": (425, "its page reads apart from its writes"),
     "host/rewind/capture/policy.py": (419, "the policy's table loading apart from its rules"),
     # 503 since issue 21 counted words in every script (units, twelfths): they move to a
     # units module of their own in content/, injected before it, with this split

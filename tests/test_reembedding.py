@@ -13,7 +13,7 @@ from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.index import embedding_job as record
-from rewind.index.embedder import FakeEmbedder
+from rewind.models.embedder import FakeEmbedder
 from rewind.reembedding import Reembedder, model_id_for
 from rewind.search import SearchQuery
 

@@ -112,7 +112,7 @@ def _split(chapter: str) -> str:
 def load(lang: str, cache: Path | None = None, pin: bool = False) -> LangSet:
     """The set of one language ("en" gives the English original, native queries only)."""
     from rewind.capture.units import count_words
-    from rewind.index.languages import detect
+    from rewind.index.derived.languages import detect
 
     english, files_en = _read("en", cache, pin)
     if lang == "en":
@@ -174,7 +174,7 @@ def _first_words(text: str, n: int) -> str:
 def _known_items(docs: list[Section], n_terms: int = 3) -> list[Query]:
     """Three of the rarest terms of each page (document frequency over the set; terms as
     the keyword index makes them: words, or CJK character pairs)."""
-    from rewind.index.analysis import Analysis
+    from rewind.index.derived.analysis import Analysis
 
     a = Analysis()
     terms = {s.sid: [t for t in dict.fromkeys(a.terms(s.text, "plain")) if len(t) > 1

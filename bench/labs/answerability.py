@@ -34,8 +34,8 @@ from rewind import logistic
 from rewind.answers.extractive import MAX_WORDS
 from rewind.config import Settings, model_dir
 from rewind.engine import Rewind
-from rewind.index import models
-from rewind.index.embedder import OnnxEmbedder
+from rewind.models import specs
+from rewind.models.embedder import OnnxEmbedder
 from rewind.search import PassageQuery, relevance
 from rewind.text import content_words, sentences
 
@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.time()
     settings = Settings()
     mdir = Path(model_dir())
-    embedder = OnnxEmbedder(models.embedding_spec(MODEL), mdir, settings)
+    embedder = OnnxEmbedder(specs.embedding_spec(MODEL), mdir, settings)
     ql = QueryLikelihood(args.gguf) if args.gguf else None
     rows: list[dict] = []
     for name in args.sources.split(","):

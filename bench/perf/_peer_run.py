@@ -62,12 +62,12 @@ def rrf(*rankings: list[int]) -> list[int]:
 def run_rewind(texts, vecs, queries, qvecs, folder: Path):
     from rewind.config import Settings
     from rewind.engine import Rewind
-    from rewind.index.records import PageRecord, PassageRecord
+    from rewind.index.store.records import PageRecord, PassageRecord
     from rewind.search import SearchQuery
 
     class Given:  # the embedder's contract, answering from the workload's vectors
         model_id, dim, max_tokens = "all-minilm-l6-v2-int8@384", 384, 256
-        from rewind.index.models import embedding_spec
+        from rewind.models.specs import embedding_spec
         confidence = embedding_spec("all-minilm-l6-v2-int8").confidence
         by_text = {q["text"]: v for q, v in zip(queries, qvecs, strict=True)}
 

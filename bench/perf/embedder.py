@@ -73,7 +73,7 @@ def passages(n: int) -> list[str]:
 
 def run_ours(texts: list[str], batch: int, model_dir: Path) -> float:
     from rewind.config import Settings
-    from rewind.index.multilingual import open_embedder
+    from rewind.models.multilingual import open_embedder
 
     settings = dataclasses.replace(Settings(), embed_batch_size=batch)
     emb = open_embedder(settings, model_dir)
@@ -87,11 +87,11 @@ def run_raw(texts: list[str], batch: int, model_dir: Path) -> float:
     import numpy as np
     import onnxruntime as ort
     from rewind.config import Settings
-    from rewind.index import models
+    from rewind.models import specs
     from tokenizers import Tokenizer
 
-    spec = models.embedding_spec(MODEL)
-    path = models.model_path(spec, model_dir)
+    spec = specs.embedding_spec(MODEL)
+    path = specs.model_path(spec, model_dir)
     tok = Tokenizer.from_file(str(path / "tokenizer.json"))
     tok.enable_truncation(spec.max_tokens)
     tok.enable_padding(pad_id=spec.pad_id, pad_token=spec.pad_token)
@@ -133,13 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from rewind import config
-    from rewind.index import models
+    from rewind.models import installed, specs
 
     model_dir = args.model_dir or config.model_dir()
     if args.one:
         print(json.dumps(one(args.one[0], int(args.one[1]), args.n, model_dir)))
         return 0
-    st = models.status(models.embedding_spec(MODEL), model_dir)
+    st = installed.status(specs.embedding_spec(MODEL), model_dir)
     if not st.installed:
         print(f"{MODEL}: {st.summary}", file=sys.stderr)
         return 1

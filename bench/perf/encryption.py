@@ -30,8 +30,8 @@ from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput
 from rewind.config import Settings
 from rewind.engine import Rewind
-from rewind.index import models
-from rewind.index.embedder import OnnxEmbedder
+from rewind.models import specs
+from rewind.models.embedder import OnnxEmbedder
 from rewind.search import SearchQuery
 
 from bench.common.data import python_docs
@@ -118,7 +118,7 @@ def main() -> int:
     base = dataclasses.replace(Settings(), content_check=False)  # the same work either way
     modes = {"plain": dataclasses.replace(base, encrypt_at_rest=False),
              "encrypted": dataclasses.replace(base, encrypt_at_rest=True)}
-    emb = ReplayEmbedder(OnnxEmbedder(models.embedding_spec(base.default_embedding_model),
+    emb = ReplayEmbedder(OnnxEmbedder(specs.embedding_spec(base.default_embedding_model),
                                       config.model_dir(), base))
     times: dict[str, dict[str, list[float]]] = {m: {"ingest": [], "keyword": [], "hybrid": [],
                                                     "open": []} for m in modes}

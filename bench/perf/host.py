@@ -30,7 +30,7 @@ from rewind.capture.ingest import PageInput
 from rewind.config import Settings
 from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
-from rewind.index import models
+from rewind.models import installed, specs
 from rewind.search import SearchQuery
 
 from bench.common import data, report
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     model_dir = config.model_dir()
-    if not models.status(models.embedding_spec(MODEL), model_dir).installed:
+    if not installed.status(specs.embedding_spec(MODEL), model_dir).installed:
         print(f"{MODEL} is not installed in {model_dir}: run python3 build.py install")
         return 1
     started = time.time()

@@ -23,8 +23,8 @@ from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput, prepare
 from rewind.config import Settings
 from rewind.engine import Rewind
-from rewind.index import models
-from rewind.index.embedder import OnnxEmbedder
+from rewind.models import specs
+from rewind.models.embedder import OnnxEmbedder
 
 from bench.common.data import python_docs
 from bench.common.report import machine, today, update_section
@@ -39,7 +39,7 @@ def main() -> int:
     html = python_docs()
     paths = sorted((html / "tutorial").glob("*.html"))[: args.pages]
     docs = [(p, html_document(p.read_text())) for p in paths]
-    emb = OnnxEmbedder(models.embedding_spec(settings.default_embedding_model),
+    emb = OnnxEmbedder(specs.embedding_spec(settings.default_embedding_model),
                        config.model_dir(), settings)
     pages = [PageInput(url=f"http://docs.python.local/{p.name}", title=d.title, document=d,
                        visited_at=1.0) for p, d in docs]

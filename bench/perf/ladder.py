@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 from rewind import config
 from rewind.config import Settings
-from rewind.index import catalog, models, recommend
-from rewind.index.models import LlmSpec
+from rewind.models import catalog, recommend, specs
+from rewind.models.specs import LlmSpec
 
 from bench.common.data import default_cache
 from bench.common.report import load_average, machine, table, today, update_section
@@ -219,17 +219,17 @@ def main() -> None:
     ap.add_argument("--report-from", type=Path,
                     help="write the report from a saved --json run instead of measuring")
     args = ap.parse_args()
-    specs = models.load_specs().llm
+    llms = specs.load_specs().llm
     if args.report_from:
-        print(update_section("ladder", report(specs, json.loads(args.report_from.read_text()))))
+        print(update_section("ladder", report(llms, json.loads(args.report_from.read_text()))))
         return
-    names = args.models or list(specs)
+    names = args.models or list(llms)
     cache = default_cache() / "ladder"
     cache.mkdir(parents=True, exist_ok=True)
-    ref_path = models.model_path(specs[REFERENCE], config.model_dir()) / "model.gguf"
+    ref_path = specs.model_path(llms[REFERENCE], config.model_dir()) / "model.gguf"
     results: dict[str, dict] = {}
     for name in names:
-        spec = specs[name]
+        spec = llms[name]
         if name == REFERENCE:
             path, how = ref_path, "model"
         else:
@@ -241,10 +241,10 @@ def main() -> None:
                       f"({path.stat().st_size / 1e9:.2f} GB; the real file: "
                       f"{(spec.file_bytes or 0) / 1e9:.2f} GB)", file=sys.stderr)
         prompt = Settings().answer_budget(spec.n_ctx) + recommend.PROMPT_OVERHEAD
-        before = measure(specs[REFERENCE], ref_path, args.runs, prompt)
+        before = measure(llms[REFERENCE], ref_path, args.runs, prompt)
         m = measure(spec, path, args.runs) | {"how": how, "bytes": path.stat().st_size,
                                               "load": round(load_average(), 1)}
-        after = measure(specs[REFERENCE], ref_path, args.runs, prompt)
+        after = measure(llms[REFERENCE], ref_path, args.runs, prompt)
         for key in ("prompt_tokens_per_s", "answer_tokens_per_s"):  # vs the default, then
             ratio = m[key] / statistics.mean((before[key], after[key]))  # at idle speed
             m[key + "_cpu"], m[key] = m[key], ratio * REFERENCE_IDLE[key]
@@ -255,13 +255,13 @@ def main() -> None:
     if args.json:
         print(json.dumps(results, indent=1))
     if not args.no_write:
-        print(update_section("ladder", report(specs, results)))
+        print(update_section("ladder", report(llms, results)))
 
 
-def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
+def report(llms: dict[str, LlmSpec], results: dict[str, dict]) -> str:
     rows = []
     for name, m in results.items():
-        spec = specs[name]
+        spec = llms[name]
         est = catalog.estimated_bytes(spec) or 0
         rows.append((
             name, "the model" if m["how"] == "model" else "stand-in",
@@ -274,7 +274,7 @@ def report(specs: dict[str, LlmSpec], results: dict[str, dict]) -> str:
     s = Settings()
     loads = [m["load"] for m in results.values()]
     picks = []
-    specs_list = list(specs.values())
+    specs_list = list(llms.values())
     for gb, cores in ((4, 2), (8, 1), (8, 2), (8, 8), (16, 2), (32, 1), (32, 2), (32, 8)):
         mach = recommend.Machine(gb * 2**30, None, cores)
         r = recommend.recommend(mach, s, specs=specs_list)

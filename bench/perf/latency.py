@@ -25,9 +25,9 @@ from rewind.capture.chunker import chunk_blocks
 from rewind.capture.extract import html_document
 from rewind.config import Settings
 from rewind.engine import Rewind
-from rewind.index import models
-from rewind.index.embedder import OnnxEmbedder
-from rewind.index.records import PageRecord, PassageRecord
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.models import specs
+from rewind.models.embedder import OnnxEmbedder
 from rewind.search import SearchQuery
 
 from bench.common.data import faq_pairs, python_docs
@@ -88,7 +88,7 @@ def main() -> int:
     html = python_docs()
     texts = corpus(html)
     queries = [p.question for p in faq_pairs(html)][: args.queries]
-    spec = models.embedding_spec(Settings().default_embedding_model)
+    spec = specs.embedding_spec(Settings().default_embedding_model)
     emb = OnnxEmbedder(spec, config.model_dir(), Settings())
     for q in queries:
         emb.embed_query(q)  # warm the cache: query embedding is excluded

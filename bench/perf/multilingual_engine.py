@@ -64,10 +64,10 @@ def child(engine: str, model_dir: Path, n_docs: int, out: Path) -> None:
         embed_docs, embed_query = m.passage, (lambda t: m.query([t])[0])
     else:
         from rewind.config import Settings
-        from rewind.index import models
-        from rewind.index.multilingual import E5Embedder
+        from rewind.models import specs
+        from rewind.models.multilingual import E5Embedder
 
-        e = E5Embedder(models.embedding_spec(NAME), model_dir, Settings())
+        e = E5Embedder(specs.embedding_spec(NAME), model_dir, Settings())
         embed_docs, embed_query = e.embed_documents, e.embed_query
     load_s = time.perf_counter() - t0
     embed_docs(docs[:4])  # warm
@@ -108,27 +108,27 @@ def main(argv: list[str] | None = None) -> int:
         child(args.child, args.model_dir, args.docs, args.out)
         return 0
     from rewind import config
-    from rewind.index import models
+    from rewind.models import installed, specs
 
     t_all, load0 = time.perf_counter(), report.load_average()
-    installed = args.model_dir or config.model_dir()
-    spec = models.embedding_spec(NAME)
-    if not models.status(spec, installed).installed:
-        raise SystemExit(f"{NAME} is not installed in {installed}: run `rewind setup`")
+    model_dir = args.model_dir or config.model_dir()
+    spec = specs.embedding_spec(NAME)
+    if not installed.status(spec, model_dir).installed:
+        raise SystemExit(f"{NAME} is not model_dir in {model_dir}: run `rewind setup`")
     _docs, _queries, meta = _texts(args.docs)
     results, vectors = {}, {}
     with tempfile.TemporaryDirectory(prefix="rewind-e5-") as tmp:
         q4_dir = Path(tmp) / "models"
         t = time.perf_counter()
-        made = subprocess.run([sys.executable, "-m", "rewind.index.e5_convert",
-                               str(installed / NAME / "e5-small-q4.bin"), str(q4_dir / NAME),
+        made = subprocess.run([sys.executable, "-m", "rewind.models.e5_convert",
+                               str(model_dir / NAME / "e5-small-q4.bin"), str(q4_dir / NAME),
                                "--weights", "q4"], capture_output=True, text=True, check=False,
                               env=dict(os.environ))
         if made.returncode != 0:
             raise SystemExit(f"the 4-bit conversion failed: {made.stderr[-2000:]}")
         q4_convert_s = time.perf_counter() - t
-        (q4_dir / NAME / "e5-small-q4.bin").symlink_to(installed / NAME / "e5-small-q4.bin")
-        dirs = {ENGINES[0]: installed, ENGINES[1]: installed, ENGINES[2]: q4_dir}
+        (q4_dir / NAME / "e5-small-q4.bin").symlink_to(model_dir / NAME / "e5-small-q4.bin")
+        dirs = {ENGINES[0]: model_dir, ENGINES[1]: model_dir, ENGINES[2]: q4_dir}
         for engine in ENGINES:
             out = Path(tmp) / f"{ENGINES.index(engine)}.npz"
             got = subprocess.run([sys.executable, "-m", "bench.perf.multilingual_engine", "--child",

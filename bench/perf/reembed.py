@@ -10,7 +10,7 @@ MiniLM at 384 dimensions, then measure, in one run:
 - search latency: hybrid searches (the FAQ questions, in turn) idle, and while a job runs
   in a background thread that gives way while a search is in flight (as in the host);
 - long passages: MRR@10 of the FAQ questions and of known-item queries with passages split
-  at the window (index/pieces.py) against cut at the window (one piece: what the model did
+  at the window (models/pieces.py) against cut at the window (one piece: what the model did
   before), overall and on the queries whose answer has a passage over the window;
 - Matryoshka: MRR@10 (semantic and hybrid) and bytes a passage at 384, 256 and 128
   dimensions (float16 vectors in the store; the 1-bit code and ids scanned in memory).
@@ -50,12 +50,12 @@ def _rewind() -> Any:
     import rewind.reembedding
     from rewind import config
     from rewind.capture.ingest import PageInput, PassageInput
-    from rewind.index import models, pieces
-    from rewind.index.embedder import OnnxEmbedder
+    from rewind.models import pieces, specs
+    from rewind.models.embedder import OnnxEmbedder
     from rewind.search import SearchQuery
 
     return dict(engine=rewind.engine, reembedding=rewind.reembedding, config=config,
-                PageInput=PageInput, PassageInput=PassageInput, models=models, pieces=pieces,
+                PageInput=PageInput, PassageInput=PassageInput, specs=specs, pieces=pieces,
                 OnnxEmbedder=OnnxEmbedder, SearchQuery=SearchQuery)
 
 
@@ -141,8 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = _rewind()
     t_start = time.perf_counter()
     load0 = report.load_average()
-    config, models = r["config"], r["models"]
-    spec = models.embedding_spec(MODEL)
+    config, specs = r["config"], r["specs"]
+    spec = specs.embedding_spec(MODEL)
     model_dir = config.model_dir()
     base = dataclasses.replace(config.Settings(),
                                max_pages_per_domain=config.Settings().max_limit)
@@ -285,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "**Matryoshka**: the FAQ questions' MRR@10 at each dimension (the same passages, "
         "re-embedded by the job), the bytes of the float16 vectors in the store a passage "
         "(a split passage has several), and the bytes a passage scanned in memory on every "
-        "search (its 1-bit code and ids; index/vectors.py):",
+        "search (its 1-bit code and ids; index/derived/vectors.py):",
         "",
         report.table(["dimensions", "semantic MRR@10", "hybrid MRR@10", "stored B/passage",
                       "scanned B/passage"], mat_rows),

@@ -44,10 +44,10 @@ import numpy as np
 from rewind import config
 from rewind.config import Settings
 from rewind.engine import Rewind
-from rewind.index import models
-from rewind.index.embedder import OnnxEmbedder
-from rewind.index.records import PageRecord, PassageRecord
-from rewind.index.vectors import VectorIndex
+from rewind.index.derived.vectors import VectorIndex
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.models import specs
+from rewind.models.embedder import OnnxEmbedder
 from rewind.search import SearchQuery
 
 from bench.common.corpus import SyntheticVectors, bench_queries, passages, real_vectors
@@ -73,7 +73,7 @@ SETTINGS = Settings(encrypt_at_rest=False)
 
 
 def embedder() -> OnnxEmbedder:
-    spec = models.embedding_spec(Settings().default_embedding_model)
+    spec = specs.embedding_spec(Settings().default_embedding_model)
     return OnnxEmbedder(spec, config.model_dir(), Settings())
 
 

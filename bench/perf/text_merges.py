@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 
 from rewind.config import Settings
-from rewind.index.records import PageRecord, PassageRecord
-from rewind.index.store import Store
-from rewind.index.text_index import TextIndex
+from rewind.index.derived.text_index import TextIndex
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.index.store.store import Store
 
 from bench.common.corpus import passages
 from bench.common.report import load_average, machine, quantile, table, today, update_section

@@ -399,16 +399,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    config, engine_mod, models, _search = _import_engine()
+    config, engine_mod, _search = _import_engine()
     answer_mod = _import_answer()
-    from rewind.index.embedder import OnnxEmbedder
+    from rewind.models import specs
+    from rewind.models.embedder import OnnxEmbedder
 
     t_start = time.perf_counter()
     load_start = report.load_average()
     pairs = data.faq_pairs(data.python_docs(args.cache))
-    emb_dir = model_dir_for(models, config, args.model, args.model_dir, args.cache)
-    llm_spec = models.llm_spec(args.llm)
-    llm_dir = spec_dir(models, config, llm_spec, args.model_dir, args.cache)
+    emb_dir = model_dir_for(config, args.model, args.model_dir, args.cache)
+    llm_spec = specs.llm_spec(args.llm)
+    llm_dir = spec_dir(config, llm_spec, args.model_dir, args.cache)
     base = config.Settings(default_embedding_model=args.model, llm_model=args.llm,
                            answer_top_k=TOP_K)  # fmt: skip
     for item in args.set:
@@ -420,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = dataclasses.replace(base, max_pages_per_domain=base.max_limit,
                                    answer_pages_per_domain=base.max_limit)  # fmt: skip
     # No query cache: each measured question is embedded, as a new question would be.
-    embedder = OnnxEmbedder(models.embedding_spec(args.model), emb_dir,
+    embedder = OnnxEmbedder(specs.embedding_spec(args.model), emb_dir,
                             dataclasses.replace(base, query_cache_size=0))  # fmt: skip
 
     run = Run()

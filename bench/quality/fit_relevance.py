@@ -37,8 +37,8 @@ from typing import Any
 from rewind import engine, logistic
 from rewind.config import Settings
 from rewind.engine import Rewind
-from rewind.index import models
-from rewind.index.embedder import OnnxEmbedder
+from rewind.models import specs
+from rewind.models.embedder import OnnxEmbedder
 from rewind.search import PassageQuery, SearchQuery, relevance
 
 from bench.common import data, devsets, report
@@ -221,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fit_and_report(saved["queries"], saved["hits"], args, t0)
     settings = Settings()
     model_dir = Path(__import__("rewind.config", fromlist=["x"]).model_dir())
-    embedder = OnnxEmbedder(models.embedding_spec(MODEL), model_dir, settings)
+    embedder = OnnxEmbedder(specs.embedding_spec(MODEL), model_dir, settings)
     cache = args.cache / "relevance-stores"
     qrows: list[dict] = []
     hrows: list[dict] = []
@@ -273,7 +273,7 @@ def fit_and_report(qrows: list[dict], hrows: list[dict], args: Any, t0: float) -
     return 0
 
 
-MEDIUM = models.embedding_spec(MODEL).confidence.medium
+MEDIUM = specs.embedding_spec(MODEL).confidence.medium
 
 
 def shown(hit: dict, gauge: dict) -> bool:

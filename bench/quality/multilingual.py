@@ -70,8 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model-dir", type=Path, default=None)
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
-    config, eng_mod, models, search = _import_engine()
-    from rewind.index.multilingual import open_embedder
+    config, eng_mod, search = _import_engine()
+    from rewind.models.multilingual import open_embedder
 
     cache = Path(tempfile.gettempdir()) / "rewind-bench-models"
     t_all = time.perf_counter()
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     sets = {lang: lang_devsets.load(lang) for lang in langs}
     results: dict[tuple[str, str], tuple[dict, dict]] = {}
     for model in args.models.split(","):
-        md = model_dir_for(models, config, model, args.model_dir, cache)
+        md = model_dir_for(config, model, args.model_dir, cache)
         settings = config.Settings(default_embedding_model=model,
                                    max_pages_per_domain=config.Settings().max_limit)
         embedder = open_embedder(settings, md)

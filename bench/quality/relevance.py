@@ -242,15 +242,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     def progress(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    config, engine_mod, models, search = _import_engine()
+    config, engine_mod, search = _import_engine()
     answer_mod = _import_answer()
-    from rewind.index.embedder import OnnxEmbedder
+    from rewind.models import specs
+    from rewind.models.embedder import OnnxEmbedder
 
     t_start = time.perf_counter()
     load_start = report.load_average()
     cache = args.cache or devsets.data.default_cache()
-    emb_dir = model_dir_for(models, config, MODEL, args.model_dir, cache)
-    llm_dir = spec_dir(models, config, models.llm_spec(LLM), args.model_dir, cache)
+    emb_dir = model_dir_for(config, MODEL, args.model_dir, cache)
+    llm_dir = spec_dir(config, specs.llm_spec(LLM), args.model_dir, cache)
     base = config.Settings(default_embedding_model=MODEL, llm_model=LLM)
     for item in args.setting:
         name, _, value = item.partition("=")
@@ -259,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = dataclasses.replace(base, **{name: parsed})
     base = dataclasses.replace(base, max_pages_per_domain=base.max_limit,
                                answer_pages_per_domain=base.max_limit)  # fmt: skip
-    embedder = OnnxEmbedder(models.embedding_spec(MODEL), emb_dir,
+    embedder = OnnxEmbedder(specs.embedding_spec(MODEL), emb_dir,
                             dataclasses.replace(base, query_cache_size=0))  # fmt: skip
     ctx: dict[str, Any] = {"load": (load_start, 0.0), "engine": engine_mod,
                            "answer": answer_mod, "search": search, "settings": base,

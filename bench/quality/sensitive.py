@@ -241,10 +241,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from rewind import config
     from rewind.config import Settings
-    from rewind.index import models
-    from rewind.index.embedder import OnnxEmbedder
+    from rewind.models import specs
+    from rewind.models.embedder import OnnxEmbedder
 
-    embedder = OnnxEmbedder(models.embedding_spec(MODEL), args.model_dir or config.model_dir(),
+    embedder = OnnxEmbedder(specs.embedding_spec(MODEL), args.model_dir or config.model_dir(),
                             Settings())
     lex = lexicon()
     pages = load_pages()

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from . import config
 from .errors import RewindError
-from .index import integrity, models
+from .index.derived import integrity
+from .models import installed, specs
 
 if TYPE_CHECKING:
     from .engine import Rewind
@@ -42,7 +43,7 @@ def language_model_check(engine: Rewind) -> Check:
     if spec is None:
         return Check("language model", True, "none installed: answers are extracts of "
                      f"your pages ({llm.INSTALL_HINT})")
-    st = models.status(spec, engine.model_dir, verify=True)
+    st = installed.status(spec, engine.model_dir, verify=True)
     return Check(f"model {spec.name}", st.installed, st.summary, st.hint)
 
 
@@ -59,7 +60,7 @@ def profile_checks(engine: Rewind) -> list[Check]:
     model_id = engine.model_id()
     name = model_id.partition("@")[0]
     try:
-        st = models.status(models.embedding_spec(name), engine.model_dir, verify=True)
+        st = installed.status(specs.embedding_spec(name), engine.model_dir, verify=True)
         checks.append(Check(f"model {name}", st.installed, st.summary, st.hint))
     except RewindError as exc:
         checks.append(Check(f"model {name}", False, exc.message, exc.hint))

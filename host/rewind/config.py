@@ -229,7 +229,7 @@ class Settings:
     facet_default_importance: float = knob(0.5, "a sub-question the model gave no number for")
     facet_max_chars: int = knob(200, "a longer sub-question is cut (it becomes a query)")
 
-    # --- choosing an answering model (`rewind models recommend`, index/recommend.py) ---
+    # --- choosing an answering model (`rewind models recommend`, models/recommend.py) ---
     recommend_memory_share: float = knob(
         0.25, "share of the machine's memory an answering model may take (the browser, the "
         "system and the embedding model need the rest)")
@@ -244,7 +244,7 @@ class Settings:
     writer_lock_timeout_s: float = knob(10.0, "a second writer waits this long, then errors")
 
     # --- your data: retention (off by default; the oldest pages go first), encryption at
-    #     rest (index/at_rest.py), the audit log (audit.py), backups (control/backup.py) ---
+    #     rest (index/store/at_rest.py), the audit log (audit.py), backups (control/backup.py) ---
     retention_max_age_days: int = knob(
         0, "forget pages not visited for this many days (0: keep every page)",
         lo=0, hi=36_500, user=True, group="retention",

@@ -31,15 +31,18 @@ from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
 from .held_pages import HeldPages
-from .index import at_rest, embedding_job, integrity, models, multilingual, vector_file
-from .index.embedder import Embedder
-from .index.page_filter import PageFilter
-from .index.pieces import embed_passages
-from .index.records import PageRecord
-from .index.store import Store
-from .index.text_index import TextIndex
-from .index.vectors import VectorIndex, snapshot_prefix
+from .index import embedding_job
+from .index.derived import integrity, vector_file
+from .index.derived.text_index import TextIndex
+from .index.derived.vectors import VectorIndex, snapshot_prefix
+from .index.store import at_rest
+from .index.store.page_filter import PageFilter
+from .index.store.records import PageRecord
+from .index.store.store import Store
 from .inspection import Inspection
+from .models import multilingual, specs
+from .models.embedder import Embedder
+from .models.pieces import embed_passages
 from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
@@ -221,7 +224,7 @@ class Rewind(Forgetting, Inspection, HeldPages):
         stored = store.get_meta("embedding_model")
         if stored:
             return stored
-        spec = models.embedding_spec(self.settings.default_embedding_model)
+        spec = specs.embedding_spec(self.settings.default_embedding_model)
         return f"{spec.name}@{spec.dim}"
 
     def embedder(self) -> Embedder | None:
@@ -240,7 +243,7 @@ class Rewind(Forgetting, Inspection, HeldPages):
             else:
                 try:
                     name, _, dim = self.model_id().partition("@")
-                    spec = models.embedding_spec(name)
+                    spec = specs.embedding_spec(name)
                     start = time.perf_counter()
                     self._embedder = multilingual.embedder_class(spec)(
                         spec, self.model_dir, self.settings, dim=int(dim) if dim else None)

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from .capture import urls
 from .errors import Code, RewindError
-from .index import retention, vector_file
+from .index import retention
+from .index.derived import vector_file
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,9 +26,9 @@ if TYPE_CHECKING:
     from .audit import AuditLog
     from .config import Settings
     from .forget_marks import ForgetMarks
-    from .index.cipher import FieldCipher
-    from .index.store import Store
-    from .index.text_index import TextIndex
+    from .index.crypto.cipher import FieldCipher
+    from .index.derived.text_index import TextIndex
+    from .index.store.store import Store
 
 
 class Forgetting:

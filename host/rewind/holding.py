@@ -4,9 +4,9 @@ keep (they are indexed) or don't keep (they are wiped), and wiped unasked once t
 
 Each held page is one file `held/<id>.page` in the profile's data folder: the page as the
 host prepared it (URL, title, masked passages, the visit) and why it was held, as JSON sealed
-with AES-GCM (index/cipher.py; the page's id is its associated data, so a file renamed to
+with AES-GCM (index/crypto/cipher.py; the page's id is its associated data, so a file renamed to
 another id does not open) under the holding area's own key, kept where the store's key is
-(index/keys.py: the keyring, else a key file outside the data folder). The key is made when
+(index/crypto/keys.py: the keyring, else a key file outside the data folder). The key is made when
 a page is first held and deleted when the area is empty again: a wiped page cannot be
 opened even from a copy of the disk. Nothing held is in the store, its WAL or the text index
 until the person keeps it.
@@ -29,8 +29,8 @@ import filelock
 
 from . import clock
 from .errors import Code, RewindError
-from .index import keys
-from .index.cipher import FieldCipher, new_key
+from .index.crypto import keys
+from .index.crypto.cipher import FieldCipher, new_key
 
 log = logging.getLogger("rewind.holding")
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from . import language_mix
 from .capture import urls
-from .index import embedding_job, integrity, retention
+from .index import embedding_job, retention
+from .index.derived import integrity
 
 if TYPE_CHECKING:
     import threading
@@ -20,11 +21,11 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .config import Settings
-    from .index.at_rest import AtRest
-    from .index.embedder import Embedder
-    from .index.store import Store
-    from .index.text_index import TextIndex
-    from .index.vectors import VectorIndex
+    from .index.derived.text_index import TextIndex
+    from .index.derived.vectors import VectorIndex
+    from .index.store.at_rest import AtRest
+    from .index.store.store import Store
+    from .models.embedder import Embedder
 
 
 @dataclass

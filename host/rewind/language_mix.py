@@ -1,8 +1,8 @@
 """The languages of a history, and whether to offer the multilingual model for them.
 
-The text index counts pages per language (index/text_index.py `language_mix`, each page's
-language from index/languages.py). When a meaningful share of the pages is not in English
-and the store's model is not the multilingual one (and that model is installed), the
+The text index counts pages per language (index/derived/text_index.py `language_mix`, each
+page's language from index/derived/languages.py). When a meaningful share of the pages is not
+in English and the store's model is not the multilingual one (and that model is installed), the
 summary carries an offer the popup and options show ("42 % of your pages are German or
 French: search them by meaning too"); switching re-embeds everything, so it starts only
 when the person says so (the `reindex` request, like any change of model).
@@ -17,8 +17,9 @@ from typing import Any, Protocol
 import tantivy
 
 from .config import Settings
-from .index import languages, models
-from .index.text_index import TextIndex
+from .index.derived import languages
+from .index.derived.text_index import TextIndex
+from .models import installed, specs
 
 
 class _Engine(Protocol):  # what of the engine this reads (no engine <-> stats cycle)
@@ -65,11 +66,11 @@ def summary(engine: _Engine) -> dict[str, Any]:
     if (total >= s.multilingual_offer_min_pages and share >= s.multilingual_offer_share
             and name != s.multilingual_model):
         try:
-            spec = models.embedding_spec(s.multilingual_model)
-            installed = models.status(spec, engine.model_dir).installed
+            spec = specs.embedding_spec(s.multilingual_model)
+            ready = installed.status(spec, engine.model_dir).installed
         except Exception:  # noqa: BLE001 - an unknown model name in the settings: no offer
-            installed = False
-        if installed:
+            ready = False
+        if ready:
             top = sorted(others, key=lambda k: -others[k])
             offer = {
                 "model": spec.name, "dim": spec.dim, "share": round(share, 3),

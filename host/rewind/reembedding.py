@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 
 from .errors import Code, RewindError, disk_full
 from .index import embedding_job as record
-from .index import models
-from .index.embedder import Embedder
-from .index.multilingual import embedder_class
-from .index.pieces import embed_passages
+from .models import specs
+from .models.embedder import Embedder
+from .models.multilingual import embedder_class
+from .models.pieces import embed_passages
 
 if TYPE_CHECKING:
     from .engine import Rewind
@@ -54,7 +54,7 @@ class Rate:
 def model_id_for(name: str, dim: int | None) -> str:
     """The model id ("name@dim") for an embedding model's name and optional dimension;
     BAD_REQUEST naming the choices when the model or the dimension is unknown."""
-    spec = models.embedding_spec(name)
+    spec = specs.embedding_spec(name)
     d = spec.dim if dim is None else dim
     if d != spec.dim and d not in spec.matryoshka_dims:
         dims = ", ".join(map(str, sorted({spec.dim, *spec.matryoshka_dims}, reverse=True)))
@@ -262,7 +262,7 @@ class Reembedder:
         if current is not None and current.model_id == model_id:
             return current
         name, _, dim = model_id.partition("@")
-        spec = models.embedding_spec(name)
+        spec = specs.embedding_spec(name)
         return embedder_class(spec)(spec, self.engine.model_dir, self.engine.settings,
                                     dim=int(dim) if dim else None)
 

@@ -1,6 +1,6 @@
 """Words and sentences: the one place that says what a word, a sentence and a stop word are.
 
-BM25's analyzer (index/text_index.py), keyword-style queries (search/fusion.py), the
+BM25's analyzer (index/derived/text_index.py), keyword-style queries (search/fusion.py), the
 packing of sources (answers/context.py) and the citation checker (answers/citations.py)
 all read text through these functions, so they agree on it.
 This module must never import anything heavy: it is plain string work.

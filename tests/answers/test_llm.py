@@ -14,14 +14,14 @@ import pytest
 from rewind.answers import llm
 from rewind.config import Settings
 from rewind.errors import Code, RewindError
-from rewind.index import models
+from rewind.models import installed, specs
 
 LLM = "smollm2-135m-instruct-q8_0"
 
 
 @pytest.fixture(scope="module")
 def model(llm_dir):
-    m = llm.GgufLlm(models.llm_spec(LLM), llm_dir, Settings())
+    m = llm.GgufLlm(specs.llm_spec(LLM), llm_dir, Settings())
     yield m
     m.close()
 
@@ -41,14 +41,14 @@ def test_a_named_model_that_is_missing_says_how_to_get_it(tmp_path):
 
 
 def test_a_damaged_model_is_refused(tmp_path, llm_dir):
-    spec = models.llm_spec(LLM)
-    dest = models.model_path(spec, tmp_path)
+    spec = specs.llm_spec(LLM)
+    dest = specs.model_path(spec, tmp_path)
     dest.mkdir(parents=True)
-    shutil.copy(models.model_path(spec, llm_dir) / "model.gguf", dest / "model.gguf")
+    shutil.copy(specs.model_path(spec, llm_dir) / "model.gguf", dest / "model.gguf")
     with open(dest / "model.gguf", "r+b") as fh:
         fh.seek(1000)
         fh.write(b"\0" * 16)
-    assert models.status(spec, tmp_path, verify=True).mismatched == ["model.gguf"]
+    assert installed.status(spec, tmp_path, verify=True).mismatched == ["model.gguf"]
     with pytest.raises(RewindError) as err:
         llm.GgufLlm(spec, tmp_path, Settings())
     assert err.value.code is Code.MODEL_INVALID and "damaged" in err.value.message
@@ -68,19 +68,19 @@ def test_a_base_model_without_chat_template_is_refused(monkeypatch, llm_dir):
 
     monkeypatch.setattr(llama_cpp, "Llama", BaseModel)
     with pytest.raises(RewindError) as err:
-        llm.GgufLlm(models.llm_spec(LLM), llm_dir, Settings())
+        llm.GgufLlm(specs.llm_spec(LLM), llm_dir, Settings())
     assert err.value.code is Code.MODEL_INVALID
     assert "chat template" in err.value.message and "Instruct" in err.value.hint
 
 
 def test_chooses_the_largest_installed_model(tmp_path, llm_dir, monkeypatch):
-    small = models.llm_spec(LLM)
-    big = models.LlmSpec("bigger-model", "a pulled one", 4096, 0.2, 400, small.files)
-    real_specs = models.load_specs()
-    fake = models.Specs(real_specs.embedding, {small.name: small, big.name: big})
-    monkeypatch.setattr(models, "load_specs", lambda *a: fake)
+    small = specs.llm_spec(LLM)
+    big = specs.LlmSpec("bigger-model", "a pulled one", 4096, 0.2, 400, small.files)
+    real_specs = specs.load_specs()
+    fake = specs.Specs(real_specs.embedding, {small.name: small, big.name: big})
+    monkeypatch.setattr(specs, "load_specs", lambda *a: fake)
     for spec, size in ((small, 10), (big, 20)):
-        dest = models.model_path(spec, tmp_path)
+        dest = specs.model_path(spec, tmp_path)
         dest.mkdir(parents=True)
         (dest / "model.gguf").write_bytes(b"x" * size)
     # Files present but unverified (no install marker) count as installed.
@@ -89,7 +89,7 @@ def test_chooses_the_largest_installed_model(tmp_path, llm_dir, monkeypatch):
 
 
 def test_vocab_only_tokenizer_counts_like_the_loaded_model(model, llm_dir):
-    vocab = llm.tokenizer(models.llm_spec(LLM), llm_dir)
+    vocab = llm.tokenizer(specs.llm_spec(LLM), llm_dir)
     for text in (
         "",
         "Hello world.",

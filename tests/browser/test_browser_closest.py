@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from panel_ui import COULD_NOT_FIND, ask, check_closest_as_text, last_turn
 from playwright.sync_api import expect
-from rewind.index import models
+from rewind.models import specs
 from site_pages import ARTICLES, HOSTILE_PATH, HOSTILE_TEXT, HOSTILE_TITLE
 
 from demo.harness import RewindBrowser
@@ -31,7 +31,7 @@ MINILM = "all-minilm-l6-v2-int8"
 @pytest.fixture(scope="module")
 def browser(launch, site, model_dir: Path, tmp_path_factory) -> RewindBrowser:
     only_minilm = tmp_path_factory.mktemp("models-without-llm")
-    (only_minilm / MINILM).symlink_to(models.model_path(models.embedding_spec(MINILM),
+    (only_minilm / MINILM).symlink_to(specs.model_path(specs.embedding_spec(MINILM),
                                                         model_dir), target_is_directory=True)
     b = launch("closest", env={"REWIND_MODEL_DIR": str(only_minilm)})
     b.wait_connected()

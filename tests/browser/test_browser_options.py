@@ -21,7 +21,7 @@ import pytest
 from model_server import PROXY_VARS, ModelHost, serving
 from panel_ui import search
 from playwright.sync_api import expect
-from rewind.index import models, sources
+from rewind.models import sources, specs
 
 from demo.harness import RewindBrowser, wait_until
 
@@ -36,7 +36,7 @@ PATH = "/rewind-test/stand-in-GGUF/resolve/main/stand-in.gguf"
 
 def stand_in_catalog(folder: Path) -> Path:
     """models.json's embedding models and offline LLM, and the stand-in to download."""
-    real = json.loads((Path(models.__file__).parent / "models.json").read_text())
+    real = json.loads((Path(specs.__file__).parent / "models.json").read_text())
     smol = real["llm"][SMOL]
     (gguf,) = smol["files"].values()
     stand_in = {**smol, "description": "a stand-in for a downloadable model (tests)",
@@ -53,7 +53,7 @@ def stand_in_catalog(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def model_host(llm_dir: Path):
-    gguf = models.model_path(models.llm_spec(SMOL), llm_dir) / "model.gguf"
+    gguf = specs.model_path(specs.llm_spec(SMOL), llm_dir) / "model.gguf"
     host = ModelHost(files={PATH: gguf.read_bytes()})
     with serving(host):
         yield host
@@ -65,11 +65,11 @@ def browser(launch, model_host, llm_dir: Path, tmp_path_factory) -> RewindBrowse
     own_models = work / "models"  # the shared models, read only, and room for the stand-in
     own_models.mkdir()
     for name in (MINILM, SMOL):
-        (own_models / name).symlink_to(models.model_path(models.llm_spec(SMOL) if name == SMOL
-                                                         else models.embedding_spec(name),
+        (own_models / name).symlink_to(specs.model_path(specs.llm_spec(SMOL) if name == SMOL
+                                                         else specs.embedding_spec(name),
                                                          llm_dir), target_is_directory=True)
     env = {sources.TEST_HOST_ENV: model_host.url,
-           models.TEST_CATALOG_ENV: str(stand_in_catalog(work)),
+           specs.TEST_CATALOG_ENV: str(stand_in_catalog(work)),
            "REWIND_MODEL_DIR": str(own_models)}
     for var in PROXY_VARS:
         env[var] = ""

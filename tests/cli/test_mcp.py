@@ -101,7 +101,7 @@ def test_without_a_data_dir_the_browsers_profile_is_served(tmp_path: Path):
     import subprocess
 
     from rewind import config
-    from rewind.index.store import Store
+    from rewind.index.store.store import Store
 
     xdg = tmp_path / "xdg"
     env = {**os.environ, "XDG_DATA_HOME": str(xdg), "HOME": str(tmp_path / "home")}

@@ -7,9 +7,9 @@ import sqlite3
 
 import numpy as np
 from rewind.index import embedding_job as reembed
-from rewind.index.migrations import MIGRATIONS, SCHEMA_VERSION
-from rewind.index.records import PageRecord, PassageRecord, PassageVectors
-from rewind.index.store import Store
+from rewind.index.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from rewind.index.store.records import PageRecord, PassageRecord, PassageVectors
+from rewind.index.store.store import Store
 
 
 def page(url="https://example.com/a") -> PageRecord:

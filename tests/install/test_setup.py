@@ -141,7 +141,7 @@ def test_wheel_installs_and_sets_up_without_the_checkout(tmp_path, model_dir):
     names = zipfile.ZipFile(wheel).namelist()
     assert "rewind/install/shipped/EXTENSION_ID" in names
     assert "rewind/install/shipped/com.rewind.host.json" in names
-    assert any(n.startswith("rewind/index/models.json") for n in names)
+    assert any(n.startswith("rewind/models/models.json") for n in names)
     assert list((ROOT / "dist").glob("rewind-extension-*.zip"))
 
     venv = tmp_path / "venv"

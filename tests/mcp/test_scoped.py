@@ -18,7 +18,7 @@ from rewind.answers.answer import Answerer
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
 from rewind.engine import Rewind
-from rewind.index.page_filter import PageFilter
+from rewind.index.store.page_filter import PageFilter
 from rewind.mcp.scoped import ScopedRewind
 from rewind.search import PassageQuery, SearchQuery
 

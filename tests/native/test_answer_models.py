@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from host_process import HostProcess
 from model_server import PROXY_VARS, ModelHost, serving
-from rewind.index import models, sources
+from rewind.models import sources, specs
 
 BODY = random.Random(11).randbytes(6 * 1024 * 1024 + 321)
 PATH = "/org/tiny-GGUF/resolve/main/tiny.gguf"
@@ -23,7 +23,7 @@ PATH = "/org/tiny-GGUF/resolve/main/tiny.gguf"
 def catalog(tmp_path: Path) -> Path:
     """The real models.json's embedding models and offline LLM, and one downloadable LLM
     (random bytes: it is never loaded here), published at a test address."""
-    real = json.loads((Path(models.__file__).parent / "models.json").read_text())
+    real = json.loads((Path(specs.__file__).parent / "models.json").read_text())
     tiny = {
         "description": "a stand-in to download", "label": "Tiny 0.2B", "family": "Tiny",
         "parameters_b": 0.2, "quantisation": "Q4_K_M", "n_ctx": 4096, "temperature": 0.2,
@@ -51,7 +51,7 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     server = ModelHost(files={PATH: BODY})
     with serving(server):
         monkeypatch.setenv(sources.TEST_HOST_ENV, server.url)
-        monkeypatch.setenv(models.TEST_CATALOG_ENV, str(catalog(tmp_path)))
+        monkeypatch.setenv(specs.TEST_CATALOG_ENV, str(catalog(tmp_path)))
         h = HostProcess(tmp_path, model_dir=tmp_path / "models")
         try:
             h.hello()

@@ -9,7 +9,7 @@ import base64
 import pytest
 from host_process import HostProcess
 from rewind.engine import Rewind
-from rewind.index import vector_file
+from rewind.index.derived import vector_file
 
 TOPICS = ["lichen on granite boulders", "copper kettle polishing", "kestrel hovering flight",
           "sourdough crumb structure", "tidal pools at low water", "violin bow rehair"]
@@ -124,7 +124,7 @@ def test_hello_says_when_the_key_is_lost(tmp_path, model_dir):
     looked, and offers `rewind reset`; the store is left as it was."""
     import json
 
-    from rewind.index import keys
+    from rewind.index.crypto import keys
 
     h = HostProcess(tmp_path, model_dir=model_dir)
     h.hello()

@@ -72,8 +72,8 @@ def test_hello_tells_the_extension_the_chunking_limits(tmp_path, monkeypatch):
 
 
 def _store_with_pages(data_dir, n: int, indexed_at: float) -> None:
-    from rewind.index.records import PageRecord, PassageRecord
-    from rewind.index.store import Store
+    from rewind.index.store.records import PageRecord, PassageRecord
+    from rewind.index.store.store import Store
 
     store = Store(data_dir / "rewind.db")
     for i in range(n):

@@ -26,8 +26,8 @@ from .. import config
 from ..capture.chunker import approx_tokens
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..index import models
-from ..index.models import LlmSpec
+from ..models import installed, specs
+from ..models.specs import LlmSpec
 
 INSTALL_HINT = f"Install it with `{config.setup_command()}` (the offline default)."
 
@@ -58,8 +58,8 @@ def _import_llama() -> Any:
 def installed_specs(model_dir: Path) -> list[LlmSpec]:
     """LLMs of models.json whose files are present and not known to be damaged."""
     out = []
-    for spec in models.load_specs().llm.values():
-        if models.status(spec, model_dir).installed:
+    for spec in specs.load_specs().llm.values():
+        if installed.status(spec, model_dir).installed:
             out.append(spec)
     return out
 
@@ -71,8 +71,8 @@ def choose_spec(settings: Settings, model_dir: Path) -> LlmSpec | None:
     the small offline default without any setting. None when no LLM is installed.
     """
     if settings.llm_model:
-        spec = models.llm_spec(settings.llm_model)
-        st = models.status(spec, model_dir)
+        spec = specs.llm_spec(settings.llm_model)
+        st = installed.status(spec, model_dir)
         if not st.installed:
             raise RewindError(
                 Code.MODEL_MISSING if not st.mismatched else Code.MODEL_INVALID,
@@ -85,15 +85,15 @@ def choose_spec(settings: Settings, model_dir: Path) -> LlmSpec | None:
         return None
 
     def size(spec: LlmSpec) -> int:
-        folder = models.model_path(spec, model_dir)
-        return sum((folder / f.name).stat().st_size for f in models.kept_files(spec))
+        folder = specs.model_path(spec, model_dir)
+        return sum((folder / f.name).stat().st_size for f in specs.kept_files(spec))
 
     return max(found, key=size)
 
 
 def gguf_path(spec: LlmSpec, model_dir: Path) -> Path:
-    st = models.require_installed(spec, model_dir)
-    names = [f.name for f in models.kept_files(spec) if f.name.endswith(".gguf")]
+    st = installed.require_installed(spec, model_dir)
+    names = [f.name for f in specs.kept_files(spec) if f.name.endswith(".gguf")]
     if not names:
         raise RewindError(
             Code.MODEL_INVALID,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..index.records import PassageRecord
+from ..index.store.records import PassageRecord
 from . import urls
 from .chunker import approx_tokens, chunk_blocks
 from .extract import Document, text_document

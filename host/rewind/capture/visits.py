@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..index.records import HISTORY, PageRecord, PassageRecord
+from ..index.store.records import HISTORY, PageRecord, PassageRecord
 from . import urls
 from .ingest import clean
 

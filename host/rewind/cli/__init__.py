@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {exc.hint}", file=sys.stderr)
         return 1
     except sqlite3.DatabaseError as exc:  # a damaged store read somewhere deep: said plainly
-        from ..index.store import storage_error
+        from ..index.store.store import storage_error
 
         err = storage_error(exc)
         print(f"rewind: {err.message}", file=sys.stderr)

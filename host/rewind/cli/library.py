@@ -142,7 +142,7 @@ def _repair(args: argparse.Namespace) -> list:
 
     from .. import config
     from ..checks import Check
-    from ..index.salvage import salvage
+    from ..index.store.salvage import salvage
 
     db = config.data_dir(override=args.data_dir) / "rewind.db"
     if not db.exists():

@@ -13,7 +13,7 @@ import urllib.parse
 
 from .. import config, profile_settings
 from ..errors import Code, RewindError
-from ..index import models
+from ..models import installed, specs
 from .common import Command, emit
 
 
@@ -29,7 +29,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     if args.name:
         raise RewindError(Code.BAD_REQUEST, f"`rewind models list` takes no name ({args.name}).",
                           "Use `rewind models pull NAME` to download one.")
-    rows = models.describe(config.model_dir(), verify=args.verify)
+    rows = installed.describe(config.model_dir(), verify=args.verify)
     lines = []
     for r in rows:
         lines.append(f"{'installed' if r['installed'] else 'missing  '}  {r['kind']:9} "
@@ -54,12 +54,12 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_models_pull(args: argparse.Namespace) -> int:
-    from ..index import download, sources
+    from ..models import download, sources
 
     if not args.name:
         raise RewindError(Code.BAD_REQUEST, "Which model? `rewind models pull NAME`.",
                           "`rewind models` lists the names.")
-    spec = models.load_specs().get(args.name)
+    spec = specs.load_specs().get(args.name)
     mirror = sources.mirror_setting(args.mirror)
     note = sources.source_note(mirror)
     if note:
@@ -80,7 +80,7 @@ def cmd_models_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_models_recommend(args: argparse.Namespace) -> int:
-    from ..index import recommend
+    from ..models import recommend
 
     if args.name:
         raise RewindError(Code.BAD_REQUEST, f"`rewind models recommend` takes no name "

@@ -15,12 +15,12 @@ from typing import IO, TYPE_CHECKING
 
 from .. import __version__, profile_settings
 from ..capture.gate import RULES_FILE
-from ..index.records import encode_vector
+from ..index.store.records import encode_vector
 from . import backup
 
 if TYPE_CHECKING:
     from ..engine import Rewind
-    from ..index.store import Store
+    from ..index.store.store import Store
 
 Progress = Callable[[int, int], None]
 BATCH = 100

@@ -29,8 +29,8 @@ from ..capture import urls
 from ..capture.gate import RULES_FILE, save_choices
 from ..capture.ingest import clean, content_hash
 from ..errors import Code, RewindError
-from ..index.pieces import embed_passages
-from ..index.records import PageRecord, PassageRecord
+from ..index.store.records import PageRecord, PassageRecord
+from ..models.pieces import embed_passages
 from . import backup
 
 if TYPE_CHECKING:

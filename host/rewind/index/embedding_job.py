@@ -17,7 +17,7 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass
 
-from .store import Store
+from .store.store import Store
 
 STATES = ("running", "paused")
 KEYS = ("reembed_target", "reembed_state", "reembed_started", "reembed_done",
@@ -131,7 +131,7 @@ def drop_vectors(store: Store, model_id: str, limit: int = 5000) -> int:
 
 
 def add_truncated(store: Store, model_id: str, n: int) -> None:
-    """Count passages whose tail a model could not embed (index/pieces.py)."""
+    """Count passages whose tail a model could not embed (models/pieces.py)."""
     if n <= 0:
         return
     with store.transaction() as db:

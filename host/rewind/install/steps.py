@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .. import config
 from ..errors import Code, RewindError
-from ..index import models, packages
+from ..models import installed, packages, specs
 from ..native.identity import read_extension_id
 from . import register
 from .browsers import Env
@@ -43,10 +43,10 @@ class SetupReport:
                 "launcher": self.launcher, "removed": self.removed}
 
 
-def offline_defaults() -> list[models.Spec]:
+def offline_defaults() -> list[specs.Spec]:
     """The models every install gets: those whose files all come from PyPI packages."""
-    specs = models.load_specs()
-    every = [*specs.embedding.values(), *specs.llm.values()]
+    known = specs.load_specs()
+    every = [*known.embedding.values(), *known.llm.values()]
     return [s for s in every if s.files and all(f.package or f.made_from for f in s.files)]
 
 
@@ -57,13 +57,13 @@ def _has_llama() -> bool:
 def install_models(say: Say, model_dir: Path, pip_args: tuple[str, ...] = ()) -> dict[str, str]:
     done: dict[str, str] = {}
     for spec in offline_defaults():
-        if isinstance(spec, models.LlmSpec) and not _has_llama():
+        if isinstance(spec, specs.LlmSpec) and not _has_llama():
             why = ("llama-cpp-python is not installed, so answers are made of your pages' "
                    "own sentences; install Rewind with its `llm` extra for a language model")
             say(f"  {spec.name}: skipped ({why})")
             done[spec.name] = f"skipped: {why}"
             continue
-        if models.status(spec, model_dir, verify=True).installed:
+        if installed.status(spec, model_dir, verify=True).installed:
             say(f"  {spec.name}: already installed, checksums verified")
         else:
             packages.install_from_packages(spec, model_dir, pip_args=pip_args,

@@ -4,7 +4,7 @@ Off until the person turns it on: a tool (a client, by name: "claude-desktop") r
 nothing unless this profile's `mcp_access.json` enables it. Each enabled client has a
 scope: sites included (none listed: every site), sites excluded, a time window of last
 visits (the last N days; 0: all time) and whether answers may use the local language
-model. The scope becomes a PageFilter (index/page_filter.py) that retrieval takes into
+model. The scope becomes a PageFilter (index/store/page_filter.py) that retrieval takes into
 its queries, so pages outside it are never scored, let alone returned.
 The file is written by the options page (native/mcp_requests.py) and `rewind mcp
 --setup`, read by the server before every call (a change applies to the next call).
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Code, RewindError
-from ..index.page_filter import PageFilter, site_key
+from ..index.store.page_filter import PageFilter, site_key
 from . import clients
 
 log = logging.getLogger("rewind.mcp")

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING
 from ..capture import urls
 from ..config import Settings
 from ..errors import RewindError
-from ..index import page_filter
-from ..index.page_filter import PageFilter
-from ..index.records import PageRecord, PassageRecord
+from ..index.store import page_filter
+from ..index.store.page_filter import PageFilter
+from ..index.store.records import PageRecord, PassageRecord
 from ..search import Searcher, SearchQuery, SearchResponse, search
 
 if TYPE_CHECKING:
     from ..engine import Rewind
-    from ..index.embedder import Embedder
+    from ..models.embedder import Embedder
 
 
 class ScopedRewind:

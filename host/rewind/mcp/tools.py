@@ -32,7 +32,7 @@ from ..answers.prompt import COULD_NOT_FIND, PASSAGE_BREAK, clean
 from ..audit import AuditLog
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..index.page_filter import PageFilter, site_key
+from ..index.store.page_filter import PageFilter, site_key
 from ..search import SearchQuery
 from . import activity, render
 from .access import AccessWatch, ClientAccess, not_enabled

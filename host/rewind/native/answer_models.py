@@ -2,7 +2,7 @@
 computer (`answer_models`), and downloading one with progress frames (`pull_model`).
 
 `answer_models` reads (the read lane): the model answers use now, the recommended one
-with what it gains and costs (index/recommend.py), and the language models installed.
+with what it gains and costs (models/recommend.py), and the language models installed.
 `pull_model` downloads a model from where it is published (or the host's
 $REWIND_MODEL_MIRROR) on a lane of its own, so that a download of minutes never holds up
 a question; it sends a progress frame at most every PROGRESS_EVERY_S, stops at the next
@@ -30,7 +30,7 @@ PROGRESS_EVERY_S = 0.25
 
 
 def _model_row(e: Any) -> dict[str, Any]:
-    """One model as the options page shows it (an Estimate of index/recommend.py)."""
+    """One model as the options page shows it (an Estimate of models/recommend.py)."""
     spec = e.spec
     lic = spec.licence
     return {
@@ -46,7 +46,7 @@ def _model_row(e: Any) -> dict[str, Any]:
 def status(engine: Rewind) -> dict[str, Any]:
     """What `answer_models` replies: the model answers use now and the recommended one."""
     from ..answers import llm
-    from ..index import recommend, sources
+    from ..models import recommend, sources
 
     s = engine.settings
     problem = None
@@ -73,10 +73,10 @@ def answer_models(ctx: Ctx) -> dict[str, Any]:
 
 
 def pull_model(ctx: Ctx) -> dict[str, Any]:
-    from ..index import download, models, sources
+    from ..models import download, sources, specs
 
-    spec = models.load_specs().get(ctx.args["model"])
-    total = spec.file_bytes if isinstance(spec, models.LlmSpec) else None
+    spec = specs.load_specs().get(ctx.args["model"])
+    total = spec.file_bytes if isinstance(spec, specs.LlmSpec) else None
     finished: dict[str, int] = {}  # bytes of each file done so far
     last = [0.0]
 
@@ -95,7 +95,7 @@ def pull_model(ctx: Ctx) -> dict[str, Any]:
     mirror = sources.mirror_setting(None)  # the host's $REWIND_MODEL_MIRROR, if any
     pulled = download.pull(spec, ctx.engine.model_dir, mirror, progress=progress)
     ctx.check_cancelled()
-    if ctx.args["use"] and isinstance(spec, models.LlmSpec):
+    if ctx.args["use"] and isinstance(spec, specs.LlmSpec):
         s = ctx.session
         with s.lock:
             s.engine.settings = profile_settings.update(s.settings, s.data_dir,

@@ -43,7 +43,7 @@ log = logging.getLogger("rewind.host")
 
 def hello(ctx: Ctx) -> Reply:
     from ..engine import Rewind
-    from ..index import models
+    from ..models import installed
 
     s = ctx.session
     profile = ctx.args["profile"]
@@ -77,7 +77,7 @@ def hello(ctx: Ctx) -> Reply:
                     ctx.args["protocol"], PROTOCOL_VERSION, older,
                     config.setup_command() if older == "host" else "reload the extension")
     try:
-        model_rows = models.describe(config.model_dir())
+        model_rows = installed.describe(config.model_dir())
     except RewindError as exc:
         model_rows = [{"error": exc.to_dict()}]
     return {

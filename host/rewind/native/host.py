@@ -26,7 +26,7 @@ from typing import Any
 from .. import config
 from ..config import Settings
 from ..errors import Code, RewindError, disk_full
-from ..index.store import storage_error
+from ..index.store.store import storage_error
 from .context import Cancelled, Ctx, Handler, Session
 from .framing import FrameTooLarge, Id, Oversized, Read, Truncated, encode, frames
 from .handlers import HANDLERS

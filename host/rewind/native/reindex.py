@@ -24,10 +24,10 @@ FOLLOW_MAX_S = 6 * 3600.0  # a follower is cancelled by its port long before thi
 
 def embedding_models() -> list[dict[str, Any]]:
     """Installed embedding models and the dimensions each can give."""
-    from ..index import models
+    from ..models import installed
 
     try:
-        rows = models.describe(config.model_dir())
+        rows = installed.describe(config.model_dir())
     except RewindError:
         return []
     return [{"name": r["name"], "dims": r["dims"], "description": r["description"]}

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..index.records import PageRecord
+from ..index.store.records import PageRecord
 from . import relevance
 from .retrieve import PassageHit, PassageQuery, Retrieved, Searcher
 

@@ -6,7 +6,7 @@ it returns, so a query is fused the same way wherever it is asked. Every candida
 its cosine with the query when the embedder is there (fusion, confidence and the answer
 side use it); without an embedder retrieval goes on with BM25 alone and says why.
 A Searcher with a `scope` (an AI tool's part of the history) retrieves only from the pages
-the scope admits: both retrievers take it into their queries (index/page_filter.py).
+the scope admits: both retrievers take it into their queries (index/store/page_filter.py).
 This module must never write to any store.
 """
 
@@ -20,13 +20,13 @@ import numpy as np
 
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..index import page_filter
-from ..index.models import Confidence
-from ..index.page_filter import PageFilter
-from ..index.records import PageRecord, PassageRecord
-from ..index.store import Store
-from ..index.text_index import TextIndex
-from ..index.vectors import VectorIndex
+from ..index.derived.text_index import TextIndex
+from ..index.derived.vectors import VectorIndex
+from ..index.store import page_filter
+from ..index.store.page_filter import PageFilter
+from ..index.store.records import PageRecord, PassageRecord
+from ..index.store.store import Store
+from ..models.specs import Confidence
 from .fusion import fuse_adaptive, fuse_rrf
 from .query_form import remembered_words
 

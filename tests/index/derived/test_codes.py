@@ -1,0 +1,59 @@
+import numpy as np
+from rewind.index.derived import codes
+from rewind.index.derived.codes import NO_MATCH, Quantiser
+
+
+def unit(rng, n, d):
+    v = rng.standard_normal((n, d)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_hamming_counts_differing_signs():
+    rng = np.random.default_rng(0)
+    x = unit(rng, 300, 100)
+    q = Quantiser.fit(x, 100, 100)
+    c = q.codes(x)
+    assert c.shape == (2, 300) and c.dtype == np.uint64  # 100 bits in two words
+    signs = ((x - q.centre) @ q.rotation) > 0
+    want = (signs != signs[7]).sum(axis=1)
+    np.testing.assert_array_equal(codes.hamming(c, c[:, 7:8]), want)
+    assert codes.hamming(c, c[:, 7:8])[7] == 0
+
+
+def test_matryoshka_bits_use_only_the_first_dimensions():
+    rng = np.random.default_rng(1)
+    x = unit(rng, 50, 64)
+    q = Quantiser.fit(x, 64, 16)
+    y = x.copy()
+    y[:, 16:] = -y[:, 16:]  # change only dimensions past the code's
+    np.testing.assert_array_equal(q.codes(x), q.codes(y))
+
+
+def test_nearest_takes_exactly_c_rows_lowest_first_at_the_cut():
+    dist = np.array([5, 1, 3, 3, 3, 0, NO_MATCH, 2], np.uint16)
+    assert codes.nearest(dist, 4).tolist() == [1, 2, 5, 7]  # 0, 1, 2 and the first 3
+    assert codes.nearest(dist, 5).tolist() == [1, 2, 3, 5, 7]
+    assert codes.nearest(dist, 100).tolist() == [0, 1, 2, 3, 4, 5, 7]  # never NO_MATCH
+    assert codes.nearest(np.full(3, NO_MATCH, np.uint16), 2).tolist() == []
+
+
+def test_int8_scores_rank_like_exact_cosines():
+    rng = np.random.default_rng(2)
+    x = unit(rng, 2000, 64)
+    q = Quantiser.fit(x[:500], 64, 64)
+    rows = q.int8(x)
+    assert rows.dtype == np.int8
+    query = unit(rng, 1, 64)[0]
+    approx = q.int8_scores(rows, query)
+    exact = x @ query
+    # a constant offset apart, within int8 rounding (a few rows beyond the fitted sample's
+    # range are clipped, a little further off)
+    offset = float(np.median(exact - approx))
+    assert np.percentile(np.abs(exact - approx - offset), 99) < 0.005
+    assert len(set(np.argsort(-approx)[:10]) & set(np.argsort(-exact)[:10])) >= 9
+
+
+def test_quantiser_without_a_sample_still_encodes_unit_vectors():
+    q = Quantiser.fit(np.empty((0, 8), np.float32), 8, 8)
+    v = np.eye(8, dtype=np.float32)
+    assert q.codes(v).shape == (1, 8) and q.int8(v).max() > q.int8(-v).max()

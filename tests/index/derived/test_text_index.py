@@ -1,0 +1,137 @@
+import time
+
+import pytest
+from rewind.config import Settings
+from rewind.index.derived.text_index import TextIndex, domain_suffixes
+from rewind.index.store.records import PageRecord, PassageRecord
+from rewind.index.store.store import Store
+
+
+@pytest.fixture
+def pair(tmp_path):
+    store = Store(tmp_path / "rewind.db")
+    index = TextIndex(tmp_path / "text", Settings())
+    yield store, index
+    store.close()
+
+
+def add(store, url, domain, title, texts, when=None):
+    when = when or time.time()
+    rec = PageRecord(url=url, domain=domain, title=title, content_hash=url, source="browser",
+                     first_visit=when, last_visit=when, visit_count=1, dwell_s=1)
+    return store.upsert_page(rec, [PassageRecord(t, i, (0, len(t))) for i, t in
+                                   enumerate(texts)], None, None)
+
+
+def test_catch_up_applies_writes_and_deletes(pair):
+    store, index = pair
+    pid, _ = add(store, "https://a.org/1", "a.org", "Graph pruning",
+                 ["RNG-pruning keeps HNSW sparse", "unrelated onions"])
+    assert index.catch_up(store) == 1 and index.applied_seq() == store.seq()
+    hits = index.search("RNG-pruning", 5)
+    assert hits[0].page_id == pid
+    store.delete_pages([pid])
+    index.catch_up(store)
+    assert index.search("pruning", 5) == [] and index.passage_ids() == set()
+
+
+def test_stemming_stopwords_and_title_boost(pair):
+    store, index = pair
+    add(store, "https://a.org/1", "a.org", "Cooking", ["the pruned trees were pruning"])
+    p2, _ = add(store, "https://b.org/2", "b.org", "Pruning guide", ["a guide for gardens"])
+    index.catch_up(store)
+    assert {h.page_id for h in index.search("prune", 5)} >= {p2}
+    assert index.search("prune", 5)[0].page_id == p2  # title boost
+    assert index.search("the", 5) == []  # stop word
+
+
+def test_filters_by_domain_suffix_and_time(pair):
+    store, index = pair
+    old = time.time() - 30 * 86400
+    p1, _ = add(store, "https://docs.python.org/x", "docs.python.org", "t", ["asyncio loops"], old)
+    p2, _ = add(store, "https://example.com/y", "example.com", "t", ["asyncio tasks"])
+    index.catch_up(store)
+    assert {h.page_id for h in index.search("asyncio", 5, domain="python.org")} == {p1}
+    assert {h.page_id for h in index.search("asyncio", 5, since=time.time() - 86400)} == {p2}
+    assert {h.page_id for h in index.search("asyncio", 5, until=time.time() - 86400)} == {p1}
+
+
+def test_user_syntax_never_raises(pair):
+    store, index = pair
+    add(store, "https://a.org/1", "a.org", "t", ["quote test words here"])
+    index.catch_up(store)
+    for q in ['"unclosed', "AND OR", "title:", "(((", "*", "a:b:c", "-", "\\"]:
+        index.search(q, 5)
+
+
+def test_highlights_are_character_ranges(pair):
+    store, index = pair
+    text = "Café naïve — the pruning step removes edges; pruning again."
+    add(store, "https://a.org/1", "a.org", "t", [text])
+    index.catch_up(store)
+    ranges = index.highlights("pruning", text)
+    assert [text[a:b] for a, b in ranges] == ["pruning", "pruning"]
+
+
+def test_rebuild_and_damaged_index_recovers(pair, tmp_path):
+    store, index = pair
+    add(store, "https://a.org/1", "a.org", "t", ["recoverable words"])
+    index.catch_up(store)
+    for f in (tmp_path / "text").glob("meta.json"):
+        f.write_text("{ not json")
+    fresh = TextIndex(tmp_path / "text", Settings())  # derived data: started again
+    fresh.catch_up(store)
+    assert len(fresh.search("recoverable", 5)) == 1
+    fresh.rebuild(store)
+    assert fresh.num_docs() == 1
+
+
+def test_domain_suffixes():
+    assert domain_suffixes("docs.python.org") == ["docs.python.org", "python.org"]
+    assert domain_suffixes("localhost") == ["localhost"]
+    assert domain_suffixes("") == []
+
+
+def test_writer_is_kept_between_writes_and_released_when_idle(tmp_path, monkeypatch):
+    from rewind.index.derived import text_index
+
+    monkeypatch.setattr(text_index, "IDLE_RELEASE_S", 0.2)
+    store = Store(tmp_path / "rewind.db")
+    released = []
+    index = TextIndex(tmp_path / "text", Settings(), on_released=lambda: released.append(1))
+    add(store, "https://a.org/1", "a.org", "One", ["first words"])
+    assert index.catch_up(store) == 1
+    add(store, "https://a.org/2", "a.org", "Two", ["second words"])
+    assert index.catch_up(store) == 1  # the same writer: no wait for merges between writes
+    with pytest.raises(ValueError, match="LockBusy"):
+        index.index.writer()  # tantivy's lock is still ours
+    deadline = time.time() + 10
+    while not released and time.time() < deadline:
+        time.sleep(0.05)
+    assert released  # idle: let go (its merges finished), and the engine's hook ran
+    index.index.writer()  # the lock is free again
+    assert len(index.search("words", 5)) == 2
+
+
+def test_write_waits_in_the_store_while_another_writer_holds_tantivy(tmp_path, monkeypatch):
+    from rewind.index.derived import text_index
+
+    monkeypatch.setattr(text_index, "IDLE_RELEASE_S", 0.2)
+    store = Store(tmp_path / "rewind.db")
+    caught = []
+    index = TextIndex(tmp_path / "text", Settings(),
+                      on_released=lambda: caught.append(index.catch_up(store)))
+    other = TextIndex(tmp_path / "text", Settings())  # another process's, merging
+    add(store, "https://a.org/1", "a.org", "One", ["kept words"])
+    assert other.catch_up(store) == 1
+    add(store, "https://a.org/2", "a.org", "Two", ["waiting words"])
+    assert index.catch_up(store) is None  # not blocked: left for later
+    assert index.applied_seq() < store.seq()
+    other.close()  # its merges done, the lock free
+    deadline = time.time() + 10
+    while index.applied_seq() < store.seq() and time.time() < deadline:
+        time.sleep(0.05)
+    assert index.applied_seq() == store.seq()
+    index.reload()
+    assert len(index.search("words", 5)) == 2
+    index.close()
