@@ -61,8 +61,8 @@ def rrf(*rankings: list[int]) -> list[int]:
 
 def run_rewind(texts, vecs, queries, qvecs, folder: Path):
     from rewind.config import Settings
-    from rewind.engine import Rewind
     from rewind.index.records import PageRecord, PassageRecord
+    from rewind.profile.engine import Rewind
     from rewind.search import SearchQuery
 
     class Given:  # the embedder's contract, answering from the workload's vectors

@@ -24,10 +24,10 @@ from rewind import config
 from rewind.capture.chunker import chunk_blocks
 from rewind.capture.extract import html_document
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.index import models
 from rewind.index.embedder import OnnxEmbedder
 from rewind.index.records import PageRecord, PassageRecord
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 from bench.common.data import faq_pairs, python_docs

@@ -46,15 +46,15 @@ LIMIT = 10
 
 
 def _rewind() -> Any:
-    import rewind.engine
-    import rewind.reembedding
+    import rewind.profile.engine
+    import rewind.profile.reembedding
     from rewind import config
     from rewind.capture.ingest import PageInput, PassageInput
     from rewind.index import models, pieces
     from rewind.index.embedder import OnnxEmbedder
     from rewind.search import SearchQuery
 
-    return dict(engine=rewind.engine, reembedding=rewind.reembedding, config=config,
+    return dict(engine=rewind.profile.engine, reembedding=rewind.profile.reembedding, config=config,
                 PageInput=PageInput, PassageInput=PassageInput, models=models, pieces=pieces,
                 OnnxEmbedder=OnnxEmbedder, SearchQuery=SearchQuery)
 

@@ -43,11 +43,11 @@ from pathlib import Path
 import numpy as np
 from rewind import config
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.index import models
 from rewind.index.embedder import OnnxEmbedder
 from rewind.index.records import PageRecord, PassageRecord
 from rewind.index.vectors import VectorIndex
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 from bench.common.corpus import SyntheticVectors, bench_queries, passages, real_vectors

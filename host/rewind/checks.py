@@ -16,7 +16,7 @@ from .errors import RewindError
 from .index import integrity, models
 
 if TYPE_CHECKING:
-    from .engine import Rewind
+    from .profile.engine import Rewind
 
 
 @dataclass

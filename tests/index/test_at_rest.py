@@ -8,10 +8,10 @@ import shutil
 import pytest
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
 from rewind.index import keys, vector_file
 from rewind.index.at_rest import describe
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 SECRET = "Quetzalcoatlus flamingo telescopes"

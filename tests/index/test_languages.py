@@ -15,7 +15,7 @@ from rewind.index.languages import UNKNOWN, detect, normalise
 from rewind.index.records import PageRecord, PassageRecord
 from rewind.index.store import Store
 from rewind.index.text_index import TextIndex
-from rewind.language_mix import pages_per_language
+from rewind.profile.language_mix import pages_per_language
 
 PARAGRAPHS = json.loads((Path(__file__).resolve().parents[1] / "data" / "chunk_units.json")
                         .read_text("utf-8"))["paragraphs"]

@@ -4,27 +4,14 @@ import time
 
 import numpy as np
 import pytest
-from rewind.capture.extract import html_document
+from faq_pages import index_faq
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.checks import profile_checks
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
 from rewind.index.embedder import FakeEmbedder
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
-
-BASE = "http://docs.python.local/faq/"
-
-
-def index_faq(eng: Rewind, html_root) -> dict[str, str]:
-    """Index the nine real FAQ pages; returns {file stem: url}."""
-    urls = {}
-    for path in sorted((html_root / "faq").glob("*.html")):
-        doc = html_document(path.read_text(), path.stem)
-        res = eng.index_page(PageInput(url=BASE + path.name, title=doc.title, document=doc,
-                                       visited_at=1_700_000_000.0, dwell_s=60, source="file"))
-        urls[path.stem] = res.url
-    return urls
 
 
 @pytest.fixture(scope="module")

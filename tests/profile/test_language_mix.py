@@ -9,8 +9,8 @@ from pathlib import Path
 
 from onnx_fixtures import real_model_dir
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.index.embedder import FakeEmbedder
+from rewind.profile.engine import Rewind
 
 PARAGRAPHS = json.loads((Path(__file__).resolve().parent / "data" / "chunk_units.json")
                         .read_text("utf-8"))["paragraphs"]

@@ -6,8 +6,8 @@ import time
 
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.index.embedder import FakeEmbedder
+from rewind.profile.engine import Rewind
 
 DAY = 86400.0
 VOCAB = [f"{a}{b}" for a in ("tea", "rain", "moss", "fern", "lake", "pine") for b in

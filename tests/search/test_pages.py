@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import RewindError
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 S = Settings()

@@ -52,8 +52,8 @@ def _hours(seconds: float) -> str:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from ..index import embedding_job as record
-    from ..reembedding import Reembedder, model_id_for
+    from ..profile import embedding_job as record
+    from ..profile.reembedding import Reembedder, model_id_for
 
     target = model_id_for(args.model, args.dim) if args.model else None
     if args.dim is not None and not args.model:
@@ -89,8 +89,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 def _attach(eng, bar: JobBar) -> dict:
     """Show another process's job until it ends (read from the store)."""
-    from ..index import embedding_job as record
-    from ..reembedding import status
+    from ..profile import embedding_job as record
+    from ..profile.reembedding import status
 
     print("attached to the job the browser's host is running (Ctrl-C detaches; the job "
           "goes on)", file=sys.stderr)

@@ -15,7 +15,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from ..audit import AuditLog
+from ..profile.audit import AuditLog
 
 EVENT = "mcp"
 MAX_QUERY_CHARS = 300

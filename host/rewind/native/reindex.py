@@ -35,7 +35,7 @@ def embedding_models() -> list[dict[str, Any]]:
 
 
 def reindex(ctx: Ctx) -> Reply:
-    from ..reembedding import model_id_for
+    from ..profile.reembedding import model_id_for
 
     a = ctx.args
     job = ctx.session.reembed

@@ -21,26 +21,27 @@ from pathlib import Path
 
 import filelock
 
-from . import config, faults
+from .. import config, faults
+from ..capture import urls, visits
+from ..capture.gate import Gate, save_choices
+from ..capture.ingest import IndexResult, PageInput, prepare
+from ..config import Settings
+from ..errors import Code, RewindError
+from ..index import at_rest, integrity, models, multilingual, vector_file
+from ..index.embedder import Embedder
+from ..index.page_filter import PageFilter
+from ..index.pieces import embed_passages
+from ..index.records import PageRecord
+from ..index.store import Store
+from ..index.text_index import TextIndex
+from ..index.vectors import VectorIndex, snapshot_prefix
+from ..search import Searcher, SearchQuery, SearchResponse, search
+from . import embedding_job
 from .audit import AuditLog
-from .capture import urls, visits
-from .capture.gate import Gate, save_choices
-from .capture.ingest import IndexResult, PageInput, prepare
-from .config import Settings
-from .errors import Code, RewindError
 from .forget_marks import ForgetMarks
 from .forgetting import Forgetting
 from .held_pages import HeldPages
-from .index import at_rest, embedding_job, integrity, models, multilingual, vector_file
-from .index.embedder import Embedder
-from .index.page_filter import PageFilter
-from .index.pieces import embed_passages
-from .index.records import PageRecord
-from .index.store import Store
-from .index.text_index import TextIndex
-from .index.vectors import VectorIndex, snapshot_prefix
 from .inspection import Inspection
-from .search import Searcher, SearchQuery, SearchResponse, search
 
 DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"

@@ -13,21 +13,22 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from .capture import urls
-from .errors import Code, RewindError
-from .index import retention, vector_file
+from ..capture import urls
+from ..errors import Code, RewindError
+from ..index import vector_file
+from . import retention
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
     from pathlib import Path
 
+    from ..config import Settings
+    from ..index.cipher import FieldCipher
+    from ..index.store import Store
+    from ..index.text_index import TextIndex
     from .audit import AuditLog
-    from .config import Settings
     from .forget_marks import ForgetMarks
-    from .index.cipher import FieldCipher
-    from .index.store import Store
-    from .index.text_index import TextIndex
 
 
 class Forgetting:

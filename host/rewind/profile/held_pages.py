@@ -17,16 +17,16 @@ import logging
 import threading
 from typing import TYPE_CHECKING
 
-from .capture.ingest import IndexResult, PageInput, PassageInput
+from ..capture.ingest import IndexResult, PageInput, PassageInput
 from .holding import HeldPage, Holding
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..capture.ingest import Prepared
+    from ..capture.policy import Verdict
+    from ..config import Settings
     from .audit import AuditLog
-    from .capture.ingest import Prepared
-    from .capture.policy import Verdict
-    from .config import Settings
 
 log = logging.getLogger("rewind.held")
 

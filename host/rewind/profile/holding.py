@@ -27,10 +27,10 @@ from pathlib import Path
 
 import filelock
 
-from . import clock
-from .errors import Code, RewindError
-from .index import keys
-from .index.cipher import FieldCipher, new_key
+from .. import clock
+from ..errors import Code, RewindError
+from ..index import keys
+from ..index.cipher import FieldCipher, new_key
 
 log = logging.getLogger("rewind.holding")
 

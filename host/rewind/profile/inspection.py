@@ -10,21 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import language_mix
-from .capture import urls
-from .index import embedding_job, integrity, retention
+from ..capture import urls
+from ..index import integrity
+from . import embedding_job, language_mix, retention
 
 if TYPE_CHECKING:
     import threading
     from collections.abc import Callable
     from pathlib import Path
 
-    from .config import Settings
-    from .index.at_rest import AtRest
-    from .index.embedder import Embedder
-    from .index.store import Store
-    from .index.text_index import TextIndex
-    from .index.vectors import VectorIndex
+    from ..config import Settings
+    from ..index.at_rest import AtRest
+    from ..index.embedder import Embedder
+    from ..index.store import Store
+    from ..index.text_index import TextIndex
+    from ..index.vectors import VectorIndex
 
 
 @dataclass

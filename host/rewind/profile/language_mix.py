@@ -16,9 +16,9 @@ from typing import Any, Protocol
 
 import tantivy
 
-from .config import Settings
-from .index import languages, models
-from .index.text_index import TextIndex
+from ..config import Settings
+from ..index import languages, models
+from ..index.text_index import TextIndex
 
 
 class _Engine(Protocol):  # what of the engine this reads (no engine <-> stats cycle)

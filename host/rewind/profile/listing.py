@@ -15,7 +15,7 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import config
+from .. import config
 
 DB_FILE = "rewind.db"  # engine.DB_NAME (engine imports the heavy stages: not here)
 

@@ -23,12 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import Code, RewindError, disk_full
-from .index import embedding_job as record
-from .index import models
-from .index.embedder import Embedder
-from .index.multilingual import embedder_class
-from .index.pieces import embed_passages
+from ..errors import Code, RewindError, disk_full
+from ..index import models
+from ..index.embedder import Embedder
+from ..index.multilingual import embedder_class
+from ..index.pieces import embed_passages
+from . import embedding_job as record
 
 if TYPE_CHECKING:
     from .engine import Rewind

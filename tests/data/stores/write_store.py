@@ -8,7 +8,7 @@ from pathlib import Path
 from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
+from rewind.profile.engine import Rewind
 
 out, docs = Path(sys.argv[1]), Path(sys.argv[2])
 shutil.rmtree(out, ignore_errors=True)
