@@ -17,7 +17,6 @@ TABLES = {
 }
 # Over the limit today: ceiling (lines now) and what brings the module under it.
 OVER: dict[str, tuple[int, str]] = {
-    "host/rewind/engine.py": (519, "the profile/ room: the engine as a composition of parts"),
     "host/rewind/index/text_index.py": (442, "the index/ split (derived indexes)"),
     "host/rewind/index/store.py": (431, "the index/ split (the store and its migrations)"),
     "host/rewind/capture/policy.py": (419, "the policy's table loading apart from its rules"),

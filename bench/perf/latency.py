@@ -49,7 +49,7 @@ def build(data: Path, texts: list[str], n: int, emb: OnnxEmbedder) -> Rewind:
     eng = Rewind.open(data, Settings(), embedder=emb)
     rng = np.random.default_rng(0)
     real = emb.embed_documents(texts[:REAL_SAMPLE])
-    store = eng._writer
+    store = eng.stores.writer
     store.set_meta("embedding_model", emb.model_id)
     now = time.time()
     for start in range(0, n, PER_PAGE):

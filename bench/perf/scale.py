@@ -99,7 +99,7 @@ def build(folder: Path, n: int, emb: OnnxEmbedder, vecs: Vectors, log=print) -> 
     """Index n passages into folder/data through the engine's stores; returns build facts."""
     t0 = time.perf_counter()
     eng = Rewind.open(folder / "data", SETTINGS, embedder=emb)
-    store = eng._writer
+    store = eng.stores.writer
     store.set_meta("embedding_model", emb.model_id)
     rng = np.random.default_rng(0)
     now = time.time()

@@ -1,4 +1,4 @@
-"""Retention (index/retention.py through the engine): off by default; a maximum age and a
+"""Retention (profile/retention.py through the engine): off by default; a maximum age and a
 maximum size forget the oldest pages first, measured in the store's own bytes."""
 
 import dataclasses

@@ -30,7 +30,7 @@ def _client(name: str) -> str:
 def history_dir(args: argparse.Namespace) -> Path:
     """The profile to serve: --data-dir or $REWIND_DATA_DIR, else the default profile when
     it has a store, else the most recently used one that has (the browser's profile has
-    its own id, as the extension adopts it: profiles.py)."""
+    its own id, as the extension adopts it: profile/listing.py)."""
     from ..profile import listing as profiles
 
     forced = profiles.forced_data_dir(args.data_dir)

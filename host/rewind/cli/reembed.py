@@ -1,5 +1,5 @@
 """`rewind reindex [--model NAME [--dim D]]` and `rewind models use NAME [--dim D]`: the
-embedding job (reembedding.py) in the foreground with a progress bar, or, when another
+embedding job (profile/reembedding.py) in the foreground with a progress bar, or, when another
 process (the browser's host) is running it, attached to it: its progress read from the
 store until it ends. Ctrl-C stops the foreground job after its batch; it stays recorded,
 and the host or the same command again resumes it.
@@ -53,7 +53,7 @@ def _hours(seconds: float) -> str:
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     from ..profile import embedding_job as record
-    from ..profile.reembedding import Reembedder, model_id_for
+    from ..profile.reembedding import Reembedder, model_id_for, reindex
 
     target = model_id_for(args.model, args.dim) if args.model else None
     if args.dim is not None and not args.model:
@@ -71,7 +71,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
                     "Wait for it, or cancel it from the options page, then try again.")
             result = _attach(eng, bar)
         elif target is None:
-            result = eng.reindex(progress=bar)
+            result = reindex(eng, progress=bar)
         else:
             runner = Reembedder(eng, background=False)
             bar(runner.start(target))

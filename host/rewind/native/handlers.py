@@ -322,7 +322,7 @@ def clear(ctx: Ctx) -> Reply:
 
 
 def list_held(ctx: Ctx) -> Reply:
-    """The pages held for the person's decision (held_pages.py), never their text."""
+    """The pages held for the person's decision (profile/held_pages.py), never their text."""
     eng = ctx.engine
     return {"held": [h.to_dict() for h in eng.held_pages()], "hours": eng.settings.held_hours}
 

@@ -1,93 +1,83 @@
-"""One profile's Rewind: the store, the two derived indexes and the embedder, together.
+"""One profile's Rewind: the door to its history, and the composition of its parts.
 
-The CLI and the native host both work through `Rewind`. Writes are serialised
-by a file lock held only for the length of one write (so the browser's host and
-a CLI command can take turns), embedding happens before the lock is taken, and
-every write catches the text index up before the lock is released. Reads use a
-connection per thread and never wait for a writer (SQLite WAL). Forgetting and retention
-(forgetting.py), what stats and doctor read (inspection.py) and the pages held for the
-person's decision (held_pages.py) are mixins of `Rewind`.
+The CLI, the native host and the MCP server all work through `Rewind`. It owns the parts
+— the store as connections and its write lock (stores.py), the text index, the active
+embedding model and its vectors (embedding.py), the audit log, the forget marks — and
+hands each collaborator only what it needs: forgetting and retention (forgetting.py) get
+the `Writer`; what stats and doctor read (inspection.py) gets readers; the pages held for
+the person's decision (held_pages.py) get a way to index a kept page. The write of a page
+is here: embedded before the lock is taken, stored under it, the text index caught up
+before the lock is released. Reads use a connection per thread and never wait for a
+writer (SQLite WAL). The embedding job (reembedding.py) sits above: it takes an engine.
 This module must never parse requests or print: callers present results.
 """
 
 from __future__ import annotations
 
-import shutil
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-import filelock
-
-from .. import config, faults
+from .. import config
 from ..capture import urls, visits
 from ..capture.gate import Gate, save_choices
 from ..capture.ingest import IndexResult, PageInput, prepare
 from ..config import Settings
-from ..errors import Code, RewindError
-from ..index import at_rest, integrity, models, multilingual, vector_file
 from ..index.embedder import Embedder
 from ..index.page_filter import PageFilter
 from ..index.pieces import embed_passages
 from ..index.records import PageRecord
 from ..index.store import Store
 from ..index.text_index import TextIndex
-from ..index.vectors import VectorIndex, snapshot_prefix
 from ..search import Searcher, SearchQuery, SearchResponse, search
-from . import embedding_job
+from . import embedding_job, history
 from .audit import AuditLog
+from .embedding import ActiveModel, Vectors
 from .forget_marks import ForgetMarks
-from .forgetting import Forgetting
+from .forgetting import Forgetter
 from .held_pages import HeldPages
-from .inspection import Inspection
+from .holding import HeldPage, Holding
+from .inspection import Inspector, TextIndexState, VectorState
+from .stores import Stores, Writer
 
-DB_NAME = "rewind.db"
 TEXT_DIR = "text_index"
-LOCK_NAME = "write.lock"
 
-class Rewind(Forgetting, Inspection, HeldPages):
+
+class Rewind:
     def __init__(self, data_dir: Path, settings: Settings | None = None, *,
                  readonly: bool = False, embedder: Embedder | None | str = "auto",
                  model_dir: Path | None = None):
         self.data_dir = Path(data_dir)
-        self.settings = settings or Settings()
+        self.settings = settings or Settings()  # set_settings replaces it while running
         self.readonly = readonly
         self.model_dir = model_dir or config.model_dir()
-        self._lock = filelock.FileLock(str(self.data_dir / LOCK_NAME),
-                                       timeout=self.settings.writer_lock_timeout_s)
-        self._thread_lock = threading.RLock()  # one writing thread at a time in this process
-        self._vec_lock = threading.Lock()
-        self._local = threading.local()
-        self._stores: list[Store] = []
-        self.cipher = None
-        if not readonly:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._writer = None if readonly else Store(
-            self.data_dir / DB_NAME, busy_timeout_s=self.settings.busy_timeout_s)
-        if readonly:
-            self._reader()  # a clear "no store here" before anything else
+        live = lambda: self.settings  # noqa: E731 - the parts read the settings of now
+        self.stores = Stores(self.data_dir, self.settings, readonly=readonly)
         self.audit = AuditLog(self.data_dir, self.settings.audit_log_bytes)
-        self.cipher, self.at_rest = self._open_cipher()
+        self.cipher, self.at_rest = self.stores.open_cipher(self.settings.encrypt_at_rest,
+                                                            self.audit)
         self.marks = ForgetMarks(self.data_dir, self.cipher.term if self.cipher else None,
                                  self.settings.forget_mark_days)
         self.text_index = TextIndex(self.data_dir / TEXT_DIR, self.settings, readonly=readonly,
-                                    cipher=self.cipher,
-                                    on_released=None if readonly else self._text_released)
-        self._embedder_arg = embedder
-        self._embedder: Embedder | None = None
-        self._embedder_problem: str | None = None
-        self._embedder_tried = False
-        self.embedder_load_s: float | None = None  # how long the model took to load
-        self._vectors: VectorIndex | None = None
+                                    cipher=self.cipher, on_released=None if readonly
+                                    else lambda: self.writer.text_released())
+        self.writer = Writer(self.stores, self.text_index, self.audit)
+        self.model = ActiveModel(self.stores, live, self.model_dir, embedder)
+        self.vectors = Vectors(self.data_dir, self.model, persist=not readonly,
+                               cipher=self.cipher)
+        self.forgetting = Forgetter(self.writer, live, self.data_dir, self.audit, self.marks,
+                                    self.cipher)
+        self.held = HeldPages(self.data_dir, live, self.audit,
+                              lambda page: self.index_page(page, check_content=False))
+        self.inspection = Inspector(self.stores.reader, live, self.data_dir, self.text_index,
+                                    self.model, self.vectors, self.at_rest,
+                                    self.forgetting.sizes, lambda: self.holding().count())
         self._gate: Gate | None = None
-        self.repaired: list[str] = []  # what was found damaged at open and rebuilt
-        self.behind: str | None = None  # why the text index could not catch up at open
         if not readonly:
-            self._recover()
-            if self.expire_held() or self.holding().count():
-                self._arm_held_timer()
+            self.writer.recover(then=self.forgetting.retain)  # the person's limits, at start
+            if self.held.expire() or self.holding().count():
+                self.held.arm_timer()
 
     @classmethod
     def open(cls, data_dir: Path, settings: Settings | None = None, *, writer: bool = True,
@@ -95,12 +85,9 @@ class Rewind(Forgetting, Inspection, HeldPages):
         return cls(data_dir, settings, readonly=not writer, **kwargs)
 
     def close(self) -> None:
-        self.stop_held_timer()
+        self.held.stop_timer()
         self.text_index.close()  # its merges finish: the folder is settled
-        for store in self._stores:
-            store.close()
-        if self._writer is not None:
-            self._writer.close()
+        self.stores.close()
 
     def __enter__(self) -> Rewind:
         return self
@@ -108,165 +95,79 @@ class Rewind(Forgetting, Inspection, HeldPages):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # ---- plumbing -------------------------------------------------------------------------
+    # ---- the parts, as the callers (and the embedding job) use them ----------------------
 
-    def _reader(self) -> Store:
-        store = getattr(self._local, "store", None)
-        if store is None:
-            store = Store(self.data_dir / DB_NAME, readonly=True,
-                          busy_timeout_s=self.settings.busy_timeout_s, cipher=self.cipher)
-            self._local.store = store
-            self._stores.append(store)
-        return store
-
-    def _acquire(self) -> None:
-        try:
-            self._lock.acquire()
-        except filelock.Timeout:
-            raise RewindError(
-                Code.STORE_LOCKED,
-                f"Another Rewind process has been writing to {self.data_dir} for over "
-                f"{self.settings.writer_lock_timeout_s:.0f} s.",
-                "Wait for it to finish (or close it) and try again; searches work "
-                "meanwhile.") from None
-
-    def _open_cipher(self):
-        """The store's cipher (made now, under the write lock, for a writer that wants
-        encryption and finds none); KEY_MISSING when an encrypted store's key is gone."""
-        store = self._writer or self._reader()
-        cipher, info = at_rest.open_cipher(store, str(self.data_dir))
-        if cipher is None and self._writer is not None and self.settings.encrypt_at_rest:
-            self._acquire()
-            try:
-                cipher, info = at_rest.open_cipher(store, str(self.data_dir))  # a race lost
-                if cipher is None:
-                    pages = store.counts()["pages"]
-                    at_rest.encrypt_store(store)
-                    # plain codes
-                    shutil.rmtree(self.data_dir / vector_file.DIRECTORY, ignore_errors=True)
-                    cipher, info = at_rest.open_cipher(store, str(self.data_dir))
-                    self.audit.write("encrypted", pages=pages, key=info.key_place)
-            finally:
-                self._lock.release()
-        for st in [*self._stores, *([self._writer] if self._writer else [])]:
-            st.cipher = cipher
-        return cipher, info
-
-    @contextmanager
-    def _writing(self) -> Iterator[Store]:
-        if self._writer is None:
-            raise RewindError(Code.INTERNAL, "this Rewind was opened read-only")
-        with self._thread_lock:
-            self._acquire()
-            try:
-                self.text_index.catch_up(self._writer)  # changes another process left behind
-                yield self._writer
-                faults.hit("after_store_commit")
-                self.text_index.catch_up(self._writer)
-            finally:
-                self._lock.release()
-
-    def writing(self):
-        """The write lock and the writer store, for control/ (import): one write each."""
-        return self._writing()
+    def writing(self) -> AbstractContextManager[Store]:
+        """The write lock and the writer store, for one write (control/: import; the job)."""
+        return self.writer.writing()
 
     def reader(self) -> Store:
         """This thread's read-only store (for control/: backups read a snapshot of it)."""
-        return self._reader()
-
-    def _recover(self, store: Store | None = None) -> None:
-        """Bring the text index up to the store (after a crash, or after changes left
-        waiting; rebuilt when it was found damaged), if nobody else is writing: a writer
-        catches up itself."""
-        try:
-            self._lock.acquire(timeout=0)
-        except filelock.Timeout:
-            return
-        try:
-            damage = list(self.text_index.damage)
-            try:
-                self.text_index.catch_up(store or self._writer)
-            except RewindError as exc:
-                if exc.code != Code.DISK_FULL:
-                    raise
-                self.behind = exc.message  # the store is whole; the index waits for room
-                return
-            if damage and not self.text_index.damage:
-                self.repaired.append(f"the text index ({integrity.summary(damage)})")
-                self.audit.write("rebuilt", part="text index", why=integrity.summary(damage))
-            if store is None:
-                self._retain(self._writer)  # the person's limits, once at start
-        finally:
-            self._lock.release()
-
-    def _text_released(self) -> None:
-        """The text index let its writer go: apply what waited meanwhile, if anything did.
-        Runs on the release's thread, with its own connection (never one a writing thread
-        is in the middle of); a write in progress in this process catches up itself."""
-        if self._writer is None or not self._thread_lock.acquire(blocking=False):
-            return
-        try:
-            store = Store(self.data_dir / DB_NAME, readonly=True,
-                          busy_timeout_s=self.settings.busy_timeout_s, cipher=self.cipher)
-            try:
-                if self.text_index.applied_seq() < store.seq():
-                    self._recover(store)
-            finally:
-                store.close()
-        finally:
-            self._thread_lock.release()
+        return self.stores.reader()
 
     def model_id(self) -> str:
         """The embedding model whose vectors this store holds (or will hold)."""
-        store = self._writer or self._reader()
-        stored = store.get_meta("embedding_model")
-        if stored:
-            return stored
-        spec = models.embedding_spec(self.settings.default_embedding_model)
-        return f"{spec.name}@{spec.dim}"
+        return self.model.model_id()
 
     def embedder(self) -> Embedder | None:
-        """The embedder, loaded once (again when another process switched the store's
-        model: reembedding.py); None (with `embedder_problem`) when unusable."""
-        if self._embedder_tried and not self._model_switched():
-            return self._embedder
-        with self._thread_lock:
-            if self._embedder_tried and not self._model_switched():
-                return self._embedder
-            self._embedder, self._embedder_problem = None, None
-            if self._embedder_arg != "auto":
-                self._embedder = self._embedder_arg  # type: ignore[assignment]
-                if self._embedder is None:
-                    self._embedder_problem = "no embedding model configured"
-            else:
-                try:
-                    name, _, dim = self.model_id().partition("@")
-                    spec = models.embedding_spec(name)
-                    start = time.perf_counter()
-                    self._embedder = multilingual.embedder_class(spec)(
-                        spec, self.model_dir, self.settings, dim=int(dim) if dim else None)
-                    self.embedder_load_s = time.perf_counter() - start
-                except RewindError as exc:
-                    self._embedder_problem = str(exc)
-            self._embedder_tried = True
-            return self._embedder
-
-    def _model_switched(self) -> bool:
-        if self._embedder_arg != "auto" or self._embedder is None:
-            return False
-        stored = self._reader().get_meta("embedding_model")  # this thread's connection
-        return stored is not None and stored != self._embedder.model_id
+        """The active model's embedder; None (with `embedder_problem`) when unusable."""
+        return self.model.embedder()
 
     @property
     def embedder_problem(self) -> str | None:
-        self.embedder()
-        return self._embedder_problem
+        self.model.embedder()
+        return self.model.problem
+
+    def forget_url(self, url: str) -> int:
+        return self.forgetting.forget_url(url)
+
+    def forget_domain(self, domain: str) -> int:
+        return self.forgetting.forget_domain(domain)
+
+    def forget_range(self, since: float | None, until: float | None) -> int:
+        return self.forgetting.forget_range(since, until)
+
+    def clear(self) -> int:
+        return self.forgetting.clear()
+
+    def apply_retention(self) -> int:
+        return self.forgetting.apply_retention()
+
+    def stats(self) -> dict:
+        return self.inspection.stats()
+
+    def page_info(self, url: str) -> dict | None:
+        return self.inspection.page_info(url)
+
+    def list_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
+        return self.inspection.list_pages(offset, limit)
+
+    def export_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
+        return self.inspection.export_pages(offset, limit)
+
+    def integrity(self) -> list[str]:
+        return self.inspection.integrity()
+
+    def text_index_state(self) -> TextIndexState:
+        return self.inspection.text_index_state()
+
+    def vector_state(self) -> VectorState | None:
+        return self.inspection.vector_state()
+
+    def holding(self) -> Holding:
+        return self.held.holding()
+
+    def held_pages(self) -> list[HeldPage]:
+        return self.held.pages()
+
+    def decide_held(self, held_id: str, keep: bool) -> IndexResult | None:
+        return self.held.decide(held_id, keep)
 
     # ---- writes ---------------------------------------------------------------------------
 
     def gate(self) -> Gate:
         """The capture gate of this profile: its rules and (per the settings) the check."""
-        with self._thread_lock:
+        with self.stores.thread_lock:
             want_check = self.settings.content_check
             if self._gate is None or (self._gate.check is not None) != want_check:
                 self._gate = Gate.open(self.data_dir, want_check)
@@ -276,7 +177,7 @@ class Rewind(Forgetting, Inspection, HeldPages):
         """Keep the person's own recording rules and masking choice (as the extension has
         them) for this profile: every page from any source is screened against them.
         ValueError: bad rules, and nothing changed."""
-        with self._thread_lock:
+        with self.stores.thread_lock:
             save_choices(self.data_dir, rules, redact)
             self._gate = None
 
@@ -299,14 +200,15 @@ class Rewind(Forgetting, Inspection, HeldPages):
             return IndexResult(prep.url, None, "skipped", 0, False, {
                 "category": "forgotten", "label": "Forgotten",
                 "why": "you asked Rewind to forget it", "rule": f"forget ({forgot})"})
-        existing = self._writer.page_by_url(prep.url) if self._writer is not None else None
+        existing = self.stores.writer.page_by_url(prep.url) \
+            if self.stores.writer is not None else None
         kept = bool(existing and existing.metadata.get("kept_after_hold"))
         verdict = gate.screen_url(prep.url) or (None if kept or not check_content else
                                                 gate.screen_text(
             prep.url, prep.title, [p.text for p in prep.passages if not p.is_title],
             page.signals))
         if verdict is not None and verdict.hold:
-            held, verdict = self.hold_if_asked(prep, page, verdict)
+            held, verdict = self.held.hold_if_asked(prep, page, verdict)
             if held is not None:
                 return held
         if verdict is not None:
@@ -314,7 +216,7 @@ class Rewind(Forgetting, Inspection, HeldPages):
             self.audit.write("skipped", site=prep.domain, category=verdict.category,
                              rule=verdict.rule, source=page.source)
             return IndexResult(prep.url, None, "skipped", 0, False, verdict.to_dict())
-        reader = self._writer
+        reader = self.stores.writer
         existing = reader.page_by_url(prep.url)
         if not page.read and (existing is None or existing.source != visits.SOURCE):
             # Text for an imported page that is gone (forgotten, expired) or was read since.
@@ -332,7 +234,7 @@ class Rewind(Forgetting, Inspection, HeldPages):
         if emb is not None:
             vectors = embed_passages(emb, [p.text for p in prep.passages])
             model_id = emb.model_id
-        with self._writing() as store:
+        with self.writing() as store:
             existing = store.page_by_url(prep.url)
             new_visit = page.read and (existing is None or prep.visited_at > existing.last_visit)
             record = PageRecord(
@@ -362,7 +264,7 @@ class Rewind(Forgetting, Inspection, HeldPages):
             page_id, _ids = store.upsert_page(record, prep.passages, vectors, model_id)
             if vectors is not None and vectors.truncated:
                 embedding_job.add_truncated(store, model_id, vectors.truncated)
-            self._after_write(store)
+            self.forgetting.after_write(store)
         status = "updated" if existing else "new"
         self.audit.write("updated" if existing else "indexed", url=prep.url,
                          passages=len(prep.passages), source=page.source)
@@ -372,7 +274,7 @@ class Rewind(Forgetting, Inspection, HeldPages):
         """Count a revisit of a known page (no re-embedding); False if the page is unknown."""
         norm = urls.normalize(url, self.settings.max_url_chars)
         when = time.time() if visited_at is None else float(visited_at)
-        with self._writing() as store:
+        with self.writing() as store:
             page = store.page_by_url(norm)
             if page is None:
                 return False
@@ -393,57 +295,9 @@ class Rewind(Forgetting, Inspection, HeldPages):
         return True
 
     def import_visits(self, items: list[visits.VisitInput]) -> dict:
-        """The browser's history as "visited, not read" pages, in one write: each visit
-        through the same gate as a page (the person's rules, the sensitive-page policy, a
-        forget), new pages found by title and address at once (their vectors come from
-        the embedding job), known pages' visits merged. Says what it did, per reason, and
-        which of these pages still wait for their text (`pending`)."""
-        gate = self.gate()
-        now = time.time()
-        report: dict = {"imported": 0, "updated": 0, "unchanged": 0, "skipped": {}}
-        pending: dict[str, float] = {}  # url -> last visit, once each
-        max_age = self.settings.retention_max_age_days * 86400
-        reasons: list[str] = []
-        titled: list[visits.Visit] = []  # past the address rules: their titles are checked
-        for item in items:
-            try:
-                v = visits.prepare_visit(item, self.settings, mask=gate.redact)
-            except RewindError:
-                reasons.append("not a web address")
-                continue
-            verdict = ("forgotten" if self.marks.covers(v.url, v.domain, v.last_visit)
-                       else "retention" if max_age > 0 and v.last_visit < now - max_age
-                       else gate.screen_url(v.url))
-            if verdict is None:
-                titled.append(v)
-            else:
-                reasons.append(verdict if isinstance(verdict, str) else verdict.category)
-        ready: list[visits.Visit] = []
-        for v, verdict in zip(titled, gate.screen_titles([(v.url, v.title) for v in titled]),
-                              strict=True):
-            if verdict is None:
-                ready.append(v)
-            else:
-                reasons.append(verdict.category)
-        for reason in reasons:
-            report["skipped"][reason] = report["skipped"].get(reason, 0) + 1
-        with self._writing() as store:
-            with store.transaction():  # one commit for the whole batch
-                for v in ready:
-                    existing = store.page_by_url(v.url)
-                    record = visits.merged(existing, v, now)
-                    if visits.waits_for_text(record or existing):
-                        pending[v.url] = (record or existing).last_visit
-                    if record is None:
-                        report["unchanged"] += 1
-                        continue
-                    store.upsert_page(record, None if existing else [v.passage], None, None)
-                    report["updated" if existing else "imported"] += 1
-            self._after_write(store)
-        report["pending"] = [{"url": u, "last_visit": t} for u, t in pending.items()]
-        self.audit.write("imported", source=visits.SOURCE, pages=report["imported"],
-                         updated=report["updated"], skipped=sum(report["skipped"].values()))
-        return report
+        """The browser's history as "visited, not read" pages, in one write (history.py)."""
+        return history.import_visits(items, self.gate(), self.settings, self.marks,
+                                     self.writer, self.forgetting.after_write, self.audit)
 
     def ingest(self, source_id: str, text: str, metadata: dict | None = None) -> IndexResult:
         """Seed 002's contract: index any text under an id (a URL, or a bare name)."""
@@ -453,67 +307,44 @@ class Rewind(Forgetting, Inspection, HeldPages):
             url=url, title=str(meta.get("title", "")), text=text,
             visited_at=meta.get("visited_at"), source="ingest", metadata=meta))
 
-    def reindex(self, progress: Callable[[dict], None] | None = None) -> dict:
-        """Rebuild the derived indexes, then embed what lacks a vector, in this thread (a
-        recorded re-embedding job too: reembedding.py; `rewind reindex --model` starts one)."""
-        from .reembedding import Reembedder
-
-        with self._writing() as store:
+    def rebuild_indexes(self) -> None:
+        """Rebuild the text index from the store and let the vector snapshots go (derived:
+        made again before the next search). `reembedding.reindex` embeds what lacks one."""
+        with self.writing() as store:
             self.text_index.rebuild(store)
-        with self._vec_lock:  # never inside the write lock (switch_embedder says why)
-            self._vectors = None
-            shutil.rmtree(self.data_dir / vector_file.DIRECTORY, ignore_errors=True)  # derived
-        before = self._reader().unembedded(self.model_id())
-        Reembedder(self).run(progress)
-        return {"embedded_passages": before - self._reader().unembedded(self.model_id()),
-                "text_docs": self.text_index.num_docs()}
+        self.vectors.drop()  # never inside the write lock (embedding.py says why)
 
     def switch_embedder(self, emb: Embedder) -> bool:
         """Make `emb`'s model the store's in one transaction, if its vectors cover every
-        passage (index/embedding_job.py); searches use it from then on. The old model's vectors
+        passage (embedding_job.py); searches use it from then on. The old model's vectors
         are left for the job to delete, its vector snapshot goes now."""
-        with self._writing() as store:
+        with self.writing() as store:
             old = self.model_id()
             if not embedding_job.finish(store, emb.model_id):
                 return False
-            self._embedder, self._embedder_tried, self._embedder_problem = emb, True, None
+            self.model.use(emb)
             self._gate = None
-        # After the write lock: a search holds the vector lock while it may load an embedder
-        # (which takes the thread lock), so the two are never taken in the other order.
-        with self._vec_lock:
-            self._vectors = None  # (a search rebuilds it for the new model anyway)
-            folder = self.data_dir / vector_file.DIRECTORY
-            if old != emb.model_id and folder.is_dir():
-                for f in folder.glob(snapshot_prefix(old) + "*"):
-                    f.unlink(missing_ok=True)
+        if old != emb.model_id:  # after the write lock (embedding.py: the lock order)
+            self.vectors.drop(old)
+        else:
+            self.vectors.release()  # (a search rebuilds it for the new model anyway)
         return True
 
     # ---- reads ----------------------------------------------------------------------------
-
-    def _vector_index(self) -> VectorIndex | None:
-        emb = self.embedder()
-        if emb is None:
-            return None
-        if self._vectors is None or self._vectors.model_id != emb.model_id:
-            # An encrypted store's snapshot is sealed with its key (vector_file.py).
-            self._vectors = VectorIndex(
-                emb.model_id, emb.dim, self.data_dir / vector_file.DIRECTORY,
-                persist=not self.readonly, cipher=self.cipher)
-        return self._vectors
 
     @contextmanager
     def searcher(self, scope: PageFilter | None = None) -> Iterator[Searcher]:
         """The current indexes as a Searcher (search, answers and build_context retrieve
         through it), seeing only the pages `scope` admits. Held briefly: it locks the
         vectors."""
-        store = self._reader()
+        store = self.reader()
         self.text_index.reload(store.seq())
         emb = self.embedder()
-        with self._vec_lock:
-            yield Searcher(store, self.text_index, self._vector_index(),
+        with self.vectors.lock:
+            yield Searcher(store, self.text_index, self.vectors.index(),
                            emb.embed_query if emb else None,
                            emb.confidence if emb else None, self.settings,
-                           self._embedder_problem, scope)
+                           self.model.problem, scope)
 
     def search(self, query: SearchQuery) -> SearchResponse:
         with self.searcher() as searcher:

@@ -20,4 +20,4 @@ with Rewind.open(out / "data", Settings()) as eng:
                                      document=doc, visited_at=1_763_000_000 + i * 3600,
                                      dwell_s=60.0 + i))
         print(r.status, r.passages, r.url)
-    eng._writer.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # one file, nothing in a WAL
+    eng.stores.writer.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # one file, nothing in a WAL
