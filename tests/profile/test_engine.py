@@ -79,7 +79,8 @@ def test_changed_page_leaves_no_trace_of_old_passages(engine):
     assert not old_ids & engine.text_index.passage_ids()
     sem = engine.search(SearchQuery("zyxquorp proximity graph pruning", mode="semantic"))
     assert all(h.passage == new for h in sem.results)  # vectors: only the new passage left
-    vecs = engine._vectors.passage_ids.tolist()
+    with engine.vectors.lock:
+        vecs = engine.vectors.index().passage_ids.tolist()
     assert not old_ids & set(vecs) and len(vecs) == 1
     page = engine.stores.writer.page_by_url(url)
     assert page.visit_count == 2

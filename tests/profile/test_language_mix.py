@@ -12,7 +12,7 @@ from rewind.config import Settings
 from rewind.index.embedder import FakeEmbedder
 from rewind.profile.engine import Rewind
 
-PARAGRAPHS = json.loads((Path(__file__).resolve().parent / "data" / "chunk_units.json")
+PARAGRAPHS = json.loads((Path(__file__).resolve().parents[1] / "data" / "chunk_units.json")
                         .read_text("utf-8"))["paragraphs"]
 EN = ("Package management installs programs, updates them and removes them again. Every "
       "change is written to a log file so that you can look later at what happened, and a "
