@@ -27,7 +27,7 @@ from rewind.native import identity
 ROOT = Path(__file__).resolve().parents[1]
 EXTENSION_SRC = ROOT / "extension"
 CHROMIUM_NAMES = ("chromium", "chromium-browser")  # Debian, Ubuntu
-DB_FILE = "rewind.db"  # the host's store in its data dir (rewind.engine.DB_NAME)
+DB_FILE = "rewind.db"  # the host's store in its data dir (rewind.profile.stores.DB_NAME)
 
 T = TypeVar("T")
 
@@ -122,8 +122,8 @@ def unregister_host(user_data_dir: Path) -> None:
 
 def store_pages(data_dir: Path) -> list[dict]:
     """The pages in the host's store, read through the engine opened read-only."""
-    from rewind.engine import Rewind
     from rewind.errors import RewindError
+    from rewind.profile.engine import Rewind
 
     if not (data_dir / DB_FILE).exists():
         return []  # the host has not said hello yet

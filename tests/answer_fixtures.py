@@ -106,7 +106,7 @@ def index_pages(engine) -> dict[str, str]:
 def open_history(directory, embedder, model_dir):
     """A writable engine on `directory` holding PAGES, with the real embedding model."""
     from rewind.config import Settings
-    from rewind.engine import Rewind
+    from rewind.profile.engine import Rewind
 
     eng = Rewind.open(directory, Settings(), embedder=embedder, model_dir=model_dir)
     index_pages(eng)

@@ -60,7 +60,7 @@ def embedder(model_dir: Path):
 @pytest.fixture
 def engine(tmp_path: Path, embedder, model_dir: Path):
     """A writable engine on a fresh data dir with the real model."""
-    from rewind.engine import Rewind
+    from rewind.profile.engine import Rewind
 
     eng = Rewind.open(tmp_path / "data", Settings(), embedder=embedder, model_dir=model_dir)
     yield eng
@@ -70,8 +70,8 @@ def engine(tmp_path: Path, embedder, model_dir: Path):
 @pytest.fixture
 def fake_engine(tmp_path: Path):
     """A writable engine with the deterministic fake embedder: for logic, not quality."""
-    from rewind.engine import Rewind
     from rewind.models.embedder import FakeEmbedder
+    from rewind.profile.engine import Rewind
 
     eng = Rewind.open(tmp_path / "data", Settings(), embedder=FakeEmbedder())
     yield eng

@@ -238,8 +238,8 @@ DOCS = [
 
 
 def test_fold_stores_forget_only_their_answers(tmp_path: Path, embedder, model_dir: Path):
-    from rewind import engine as engine_mod
     from rewind.config import Settings
+    from rewind.profile import engine as engine_mod
 
     from bench.quality import relevance
 

@@ -70,7 +70,7 @@ def test_two_hosts_and_a_cli_writer(tmp_path, model_dir):
     checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
     for name in ("store", "text index", "vectors"):
         assert checks[name]["ok"], checks[name]
-    from rewind.engine import Rewind
+    from rewind.profile.engine import Rewind
     from rewind.search import SearchQuery
 
     with Rewind.open(data, writer=False, model_dir=model_dir) as eng:

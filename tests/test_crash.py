@@ -12,7 +12,7 @@ import pytest
 
 WRITER = r"""
 import json, os, sys
-from rewind.engine import Rewind
+from rewind.profile.engine import Rewind
 from rewind.capture.ingest import PageInput, PassageInput
 eng = Rewind.open(sys.argv[1])
 fault, after = sys.argv[2], int(sys.argv[3])
@@ -51,7 +51,7 @@ def test_kill_at_each_fault_point(tmp_path, model_dir, fault):
     checks = doctor(data)
     for name in ("store", "text index", "vectors"):
         assert checks[name]["ok"], checks[name]
-    from rewind.engine import Rewind
+    from rewind.profile.engine import Rewind
     from rewind.search import SearchQuery
 
     with Rewind.open(data, writer=False) as eng:
@@ -71,7 +71,7 @@ def test_kill_at_random_moments(tmp_path, model_dir, delay):
     checks = doctor(data)
     assert checks["store"]["ok"] and checks["text index"]["ok"] and checks["vectors"]["ok"], \
         checks
-    from rewind.engine import Rewind
+    from rewind.profile.engine import Rewind
 
     with Rewind.open(data, writer=False) as eng:
         assert set(committed) <= {p["url"] for p in eng.list_pages(0, 1000)}

@@ -2,10 +2,11 @@
 function, under TYPE_CHECKING), read with ast, so a cycle hidden behind a lazy import
 fails here although Python would run it.
 
-A cycle is a strongly connected set of modules. The ones left wait for the split of the
-engine into rooms (issue 20); each is named with its reason, and the list only shrinks: a
-new cycle, or a listed one that grew, fails. Beside cycles, the rooms' layers: a package
-imports nothing of the ones above it (LAYERS).
+No cycle is left (the last two went with the rooms of issue 20); ALLOWED stays as the
+place to name one with its reason, and it only shrinks: a new cycle fails. Beside cycles,
+the rooms' layers: a package imports nothing of the ones above it (LAYERS), nothing below
+the profile imports it, it imports nothing above it, and the embedding job sits on the
+engine.
 """
 
 from __future__ import annotations
@@ -19,10 +20,6 @@ PACKAGE = "rewind"
 
 # Cycles that remain, each as its set of modules, with why it is not fixed yet.
 ALLOWED: dict[frozenset[str], str] = {
-    frozenset({"rewind.engine", "rewind.reembedding"}):
-        "Rewind.reindex runs the embedding job (reembedding.Reembedder), which sits above "
-        "the engine and takes a Rewind; goes with the profile/ room, where the job is a "
-        "collaborator",
 }
 
 
@@ -30,7 +27,7 @@ ALLOWED: dict[frozenset[str], str] = {
 # index/: crypto below the store, the store below the derived indexes, and all of index/
 # below the models (which pieces passages and so reads the store's records) and the stages.
 STAGES = ("rewind.search", "rewind.answers", "rewind.capture", "rewind.native", "rewind.cli",
-          "rewind.mcp", "rewind.control", "rewind.install", "rewind.engine")
+          "rewind.mcp", "rewind.control", "rewind.install", "rewind.profile")
 LAYERS: dict[str, tuple[str, ...]] = {
     "rewind.index.crypto": ("rewind.index.store", "rewind.index.derived", "rewind.models",
                             *STAGES),
@@ -138,7 +135,7 @@ def test_the_graph_is_read():
     assert "rewind.native.handlers" in g["rewind.native.host"]
     assert "rewind.native.context" in g["rewind.native.reindex"]
     # A function-level import counts: handlers.hello imports the engine lazily.
-    assert "rewind.engine" in g["rewind.native.handlers"]
+    assert "rewind.profile.engine" in g["rewind.native.handlers"]
 
 
 def test_no_import_cycles_but_the_listed_ones():
@@ -163,6 +160,40 @@ def test_each_room_imports_nothing_above_it():
     )
     assert not wrong, "a room imports one above it:\n" + "\n".join(wrong)
     assert any(_within(m, "rewind.index.store") for m in g), "the rooms have moved: update LAYERS"
+
+
+# The rooms below the profile (and the foundation floor under everything) never import it;
+# the profile never imports a door, answers or the doctor above it.
+FOUNDATION = ("config", "errors", "text", "humanize", "logistic", "faults", "clock")
+BELOW_PROFILE = ("index", "models", "capture", "search", *FOUNDATION)
+ABOVE_PROFILE = ("native", "cli", "mcp", "answers", "control", "install", "checks")
+
+
+def _in(module: str, rooms: tuple[str, ...]) -> bool:
+    return any(module == f"{PACKAGE}.{r}" or module.startswith(f"{PACKAGE}.{r}.")
+               for r in rooms)
+
+
+def test_the_profile_room_keeps_its_layer():
+    g = graph()
+    profile = {n for n in g if _in(n, ("profile",))}
+    assert "rewind.profile.engine" in profile
+    up = sorted((n, m) for n in profile for m in g[n] if _in(m, ABOVE_PROFILE))
+    assert not up, f"the profile imports a room above it: {up}"
+    down = sorted((n, m) for n in g if _in(n, BELOW_PROFILE) for m in g[n] if m in profile)
+    assert not down, f"a room below the profile imports it: {down}"
+    floor = sorted((n, m) for n in g if _in(n, FOUNDATION) for m in g[n]
+                   if not _in(m, FOUNDATION))
+    assert not floor, f"the foundation imports a room: {floor}"
+
+
+def test_the_embedding_job_sits_above_the_engine():
+    """The engine never starts the job (reembedding.py takes an engine): whoever holds
+    both, the host's session or the CLI, starts it."""
+    g = graph()
+    job = "rewind.profile.reembedding"
+    assert not [n for n in g if job in g[n] and _in(n, ("profile",))]
+    assert "rewind.profile.engine" not in g[job]  # it takes a JobEngine, not the class
 
 
 def test_the_cycle_finder_finds_a_cycle():

@@ -33,9 +33,9 @@ import numpy as np
 from rewind import logistic
 from rewind.answers.extractive import MAX_WORDS
 from rewind.config import Settings, model_dir
-from rewind.engine import Rewind
 from rewind.models import specs
 from rewind.models.embedder import OnnxEmbedder
+from rewind.profile.engine import Rewind
 from rewind.search import PassageQuery, relevance
 from rewind.text import content_words, sentences
 

@@ -61,8 +61,8 @@ def rrf(*rankings: list[int]) -> list[int]:
 
 def run_rewind(texts, vecs, queries, qvecs, folder: Path):
     from rewind.config import Settings
-    from rewind.engine import Rewind
     from rewind.index.store.records import PageRecord, PassageRecord
+    from rewind.profile.engine import Rewind
     from rewind.search import SearchQuery
 
     class Given:  # the embedder's contract, answering from the workload's vectors
@@ -86,7 +86,7 @@ def run_rewind(texts, vecs, queries, qvecs, folder: Path):
     t0 = time.perf_counter()
     # Unencrypted, like the peers' stores (and its vector snapshot memory-mapped).
     eng = Rewind.open(folder, Settings(encrypt_at_rest=False), embedder=Given())
-    store = eng._writer
+    store = eng.stores.writer
     store.set_meta("embedding_model", Given.model_id)
     pages: list[list[int]] = []
     for row, t in enumerate(texts):  # an FAQ answer is a page; others 20 passages a page

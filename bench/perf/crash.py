@@ -28,13 +28,13 @@ from pathlib import Path
 
 from rewind import config
 from rewind.checks import profile_checks
-from rewind.engine import Rewind
+from rewind.profile.engine import Rewind
 
 from bench.common.report import load_average, machine, table, today, update_section
 
 WRITER = r"""
 import json, sys
-from rewind.engine import Rewind
+from rewind.profile.engine import Rewind
 from rewind.capture.ingest import PageInput, PassageInput
 eng = Rewind.open(sys.argv[1])
 start = int(sys.argv[2])

@@ -29,9 +29,9 @@ from rewind import config
 from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.models import specs
 from rewind.models.embedder import OnnxEmbedder
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 from bench.common.data import python_docs

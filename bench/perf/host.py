@@ -28,9 +28,9 @@ from pathlib import Path
 from rewind import config
 from rewind.capture.ingest import PageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
 from rewind.models import installed, specs
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 from bench.common import data, report

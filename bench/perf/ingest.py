@@ -22,9 +22,9 @@ from rewind import config
 from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput, prepare
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.models import specs
 from rewind.models.embedder import OnnxEmbedder
+from rewind.profile.engine import Rewind
 
 from bench.common.data import python_docs
 from bench.common.report import machine, today, update_section

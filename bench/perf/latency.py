@@ -24,10 +24,10 @@ from rewind import config
 from rewind.capture.chunker import chunk_blocks
 from rewind.capture.extract import html_document
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.index.store.records import PageRecord, PassageRecord
 from rewind.models import specs
 from rewind.models.embedder import OnnxEmbedder
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 from bench.common.data import faq_pairs, python_docs
@@ -49,7 +49,7 @@ def build(data: Path, texts: list[str], n: int, emb: OnnxEmbedder) -> Rewind:
     eng = Rewind.open(data, Settings(), embedder=emb)
     rng = np.random.default_rng(0)
     real = emb.embed_documents(texts[:REAL_SAMPLE])
-    store = eng._writer
+    store = eng.stores.writer
     store.set_meta("embedding_model", emb.model_id)
     now = time.time()
     for start in range(0, n, PER_PAGE):

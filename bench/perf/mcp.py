@@ -35,9 +35,9 @@ import time
 from pathlib import Path
 
 from rewind import config
-from rewind.engine import Rewind
 from rewind.mcp.access import AccessBook
 from rewind.mcp.tools import Library
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 from bench.common.corpus import bench_queries

@@ -4,8 +4,8 @@ long passages split or cut, and the Matryoshka trade-off, on the Python FAQ.
 Job: build a store of the Python FAQ answers as the browser sends pages (passages of up to
 `max_passage_words` words, so some run past MiniLM's 256-token window), embedded with
 MiniLM at 384 dimensions, then measure, in one run:
-- throughput: the job (reembedding.py: batches, reads, one transaction per batch) re-embedding
-  every passage for MiniLM@256 and back for @384, against the raw embedder on the same
+- throughput: the job (profile/reembedding.py: batches, reads, one transaction per batch)
+  re-embedding every passage for MiniLM@256 and back for @384, against the raw embedder on the same
   texts (the same pieces, in batches of the job's size): overhead = job time / raw time - 1;
 - search latency: hybrid searches (the FAQ questions, in turn) idle, and while a job runs
   in a background thread that gives way while a search is in flight (as in the host);
@@ -46,15 +46,15 @@ LIMIT = 10
 
 
 def _rewind() -> Any:
-    import rewind.engine
-    import rewind.reembedding
+    import rewind.profile.engine
+    import rewind.profile.reembedding
     from rewind import config
     from rewind.capture.ingest import PageInput, PassageInput
     from rewind.models import pieces, specs
     from rewind.models.embedder import OnnxEmbedder
     from rewind.search import SearchQuery
 
-    return dict(engine=rewind.engine, reembedding=rewind.reembedding, config=config,
+    return dict(engine=rewind.profile.engine, reembedding=rewind.profile.reembedding, config=config,
                 PageInput=PageInput, PassageInput=PassageInput, specs=specs, pieces=pieces,
                 OnnxEmbedder=OnnxEmbedder, SearchQuery=SearchQuery)
 
@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         mat = {}
 
         def quality(dim: int) -> None:
-            vi = eng._vector_index()
+            vi = eng.vectors.index()
             mat[dim] = (mrr(eng, r, questions, url_doc, "semantic"),
                         mrr(eng, r, questions, url_doc, "hybrid"),
                         eng.reader().vector_bytes(eng.model_id()) / eng.reader().passage_count(),
@@ -255,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "embedding model to be had offline (EmbeddingGemma cannot be downloaded here); for "
         "the store it is another vector space, re-embedded passage by passage.",
         "",
-        "**Throughput**: the job (`reembedding.py`: batches of "
+        "**Throughput**: the job (`profile/reembedding.py`: batches of "
         f"{base.reembed_batch}, each read from the store, embedded, written in one "
         "transaction with the job's record) against the raw embedder on the same texts in "
         "the same batches (passages a second; the same split into pieces; each job includes "

@@ -43,11 +43,11 @@ from pathlib import Path
 import numpy as np
 from rewind import config
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.index.derived.vectors import VectorIndex
 from rewind.index.store.records import PageRecord, PassageRecord
 from rewind.models import specs
 from rewind.models.embedder import OnnxEmbedder
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 from bench.common.corpus import SyntheticVectors, bench_queries, passages, real_vectors
@@ -99,7 +99,7 @@ def build(folder: Path, n: int, emb: OnnxEmbedder, vecs: Vectors, log=print) -> 
     """Index n passages into folder/data through the engine's stores; returns build facts."""
     t0 = time.perf_counter()
     eng = Rewind.open(folder / "data", SETTINGS, embedder=emb)
-    store = eng._writer
+    store = eng.stores.writer
     store.set_meta("embedding_model", emb.model_id)
     rng = np.random.default_rng(0)
     now = time.time()

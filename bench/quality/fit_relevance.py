@@ -34,11 +34,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rewind import engine, logistic
+from rewind import logistic
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.models import specs
 from rewind.models.embedder import OnnxEmbedder
+from rewind.profile import engine
+from rewind.profile.engine import Rewind
 from rewind.search import PassageQuery, SearchQuery, relevance
 
 from bench.common import data, devsets, report

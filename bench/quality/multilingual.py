@@ -34,7 +34,7 @@ LIMIT = 10
 def run_lang(eng_mod, search, settings, embedder, model_dir: Path, ls: lang_devsets.LangSet
              ) -> tuple[dict, dict]:  # fmt: skip
     """{(kind, mode, split): MRR@10}, and what building the store took."""
-    from rewind.language_mix import pages_per_language
+    from rewind.profile.language_mix import pages_per_language
 
     with tempfile.TemporaryDirectory(prefix="rewind-bench-lang-") as tmp:
         d = Path(tmp)

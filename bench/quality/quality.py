@@ -38,7 +38,8 @@ LIMIT = 10
 
 def _import_engine() -> Any:
     try:
-        from rewind import config, engine, search
+        from rewind import config, search
+        from rewind.profile import engine
     except ImportError as exc:  # the engine is written in parallel with this harness
         raise SystemExit(f"the rewind engine is not importable ({exc}); see host/rewind") from exc
     return config, engine, search

@@ -17,7 +17,7 @@ from .index.derived import integrity
 from .models import installed, specs
 
 if TYPE_CHECKING:
-    from .engine import Rewind
+    from .profile.engine import Rewind
 
 
 @dataclass
@@ -75,7 +75,7 @@ def profile_checks(engine: Rewind) -> list[Check]:
         "" if enc.encrypted or not want else
         "The next Rewind that opens it for writing (the browser's host, `rewind index`) "
         "encrypts it."))
-    for repaired in engine.repaired:  # found damaged when this command opened the store
+    for repaired in engine.writer.repaired:  # found damaged when this command opened the store
         checks.append(Check("repaired", True, f"rebuilt from the store just now: {repaired}"))
     text = engine.text_index_state()
     same = text.stored == text.indexed and not text.damage
@@ -85,8 +85,8 @@ def profile_checks(engine: Rewind) -> list[Check]:
         f"damaged: {integrity.summary(text.damage)}" if text.damage else
         f"{len(text.indexed)} passages indexed, {len(text.stored)} stored{lag}",
         "" if same else "Run `rewind reindex` (it rebuilds from the store)."))
-    if engine.behind:
-        checks.append(Check("disk", False, engine.behind,
+    if engine.writer.behind:
+        checks.append(Check("disk", False, engine.writer.behind,
                             "Free some space: the text index catches up by itself then."))
     vec = engine.vector_state()
     if vec is None:

@@ -244,7 +244,8 @@ class Settings:
     writer_lock_timeout_s: float = knob(10.0, "a second writer waits this long, then errors")
 
     # --- your data: retention (off by default; the oldest pages go first), encryption at
-    #     rest (index/store/at_rest.py), the audit log (audit.py), backups (control/backup.py) ---
+    #     rest (index/store/at_rest.py), the audit log (profile/audit.py), backups
+    #     (control/backup.py) ---
     retention_max_age_days: int = knob(
         0, "forget pages not visited for this many days (0: keep every page)",
         lo=0, hi=36_500, user=True, group="retention",

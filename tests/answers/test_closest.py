@@ -21,7 +21,7 @@ from rewind.answers.prompt import COULD_NOT_FIND
 from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
+from rewind.profile.engine import Rewind
 from rewind.text import sentences
 
 from demo.browser_demo import PAGES

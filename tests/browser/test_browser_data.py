@@ -34,7 +34,7 @@ def browser(launch, docs_url) -> RewindBrowser:
 
 def stores(data_dir, model_dir) -> dict[str, set[str]]:
     """Each store read directly: URLs in SQLite, in tantivy, with vectors."""
-    from rewind.engine import Rewind
+    from rewind.profile.engine import Rewind
 
     with Rewind.open(data_dir, writer=False, model_dir=model_dir) as eng:
         store = eng.reader()

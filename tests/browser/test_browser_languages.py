@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 from rewind.config import Settings
-from rewind.engine import Rewind
+from rewind.profile.engine import Rewind
 
 from demo.harness import RewindBrowser
 from demo.sites import LocalSite

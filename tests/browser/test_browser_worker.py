@@ -21,7 +21,7 @@ from demo.harness import store_pages, wait_until
 
 pytestmark = pytest.mark.browser
 
-LOCK_FILE = "write.lock"  # rewind.engine.LOCK_NAME: one writer per profile
+LOCK_FILE = "write.lock"  # rewind.profile.stores.LOCK_NAME: one writer per profile
 READ_S = 4.0  # seconds each page of the session stays in front
 SESSION = ["articles/sourdough.html", "articles/glacier.html", "articles/tide-pools.html",
            "articles/derailleur.html", "articles/beekeeping.html", "articles/lighthouse.html"]

@@ -61,7 +61,7 @@ def test_drafts_hidden_text_and_fields_never_reach_the_host(browser):
 
 def passages_of(browser: RewindBrowser, url: str) -> list[str]:
     """The passages the host stored for `url` (the store opened read-only)."""
-    from rewind.engine import Rewind
+    from rewind.profile.engine import Rewind
 
     eng = Rewind.open(browser.data_dir, writer=False, embedder=None)
     try:

@@ -16,7 +16,7 @@ from host_process import HostProcess
 from rewind.capture.gate import RULES_FILE
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 PAGES = Path(__file__).resolve().parents[1] / "data" / "sensitive_pages"

@@ -9,8 +9,8 @@ import pytest
 from rewind.capture.ingest import PageInput
 from rewind.capture.visits import VisitInput, address_words, merged, prepare_visit
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import RewindError
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 T0 = 1_760_000_000.0

@@ -61,8 +61,8 @@ def test_a_job_killed_half_way_is_finished_by_the_next_command(data):
     proc = subprocess.Popen([sys.executable, "-m", "rewind", "--data-dir", str(data),
                              "reindex", "--model", MINILM, "--dim", "256"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    from rewind.engine import Rewind
-    from rewind.index import embedding_job as reembed
+    from rewind.profile import embedding_job as reembed
+    from rewind.profile.engine import Rewind
 
     deadline = time.monotonic() + 300
     done = 0

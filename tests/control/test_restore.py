@@ -9,8 +9,8 @@ from answer_fixtures import index_pages
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
 from rewind.control import dump, restore
-from rewind.engine import Rewind
 from rewind.errors import RewindError
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 QUERIES = ["how often do I feed a sourdough starter", "tram 28 Lisbon seat",
@@ -141,7 +141,7 @@ def test_damaged_or_cut_backups_change_nothing(eng, tmp_path):
 
 
 def test_settings_come_with_a_backup_to_a_new_profile(eng, tmp_path, embedder, model_dir):
-    from rewind import profile_settings
+    from rewind.profile import settings as profile_settings
 
     profile_settings.update(Settings(), eng.data_dir, {"default_limit": 7})
     eng.set_rules({"paused_sites": ["news.example"]}, redact=True)

@@ -40,7 +40,7 @@ def index_docs(data_dir: Path, docs: Path, embedder, model_dir: Path,
     from rewind.capture.extract import decode, document_for
     from rewind.capture.ingest import PageInput
     from rewind.config import Settings
-    from rewind.engine import Rewind
+    from rewind.profile.engine import Rewind
 
     urls, texts = {}, []
     now = time.time()

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from rewind.audit import AuditLog
 from rewind.errors import Code, RewindError
 from rewind.mcp import activity, clients
 from rewind.mcp.access import (
@@ -20,6 +19,7 @@ from rewind.mcp.access import (
     client_id,
     not_enabled,
 )
+from rewind.profile.audit import AuditLog
 
 # ---- access -----------------------------------------------------------------------------
 

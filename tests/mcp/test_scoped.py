@@ -17,9 +17,9 @@ from answer_fixtures import HNSW, NOW, index_pages
 from rewind.answers.answer import Answerer
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.index.store.page_filter import PageFilter
 from rewind.mcp.scoped import ScopedRewind
+from rewind.profile.engine import Rewind
 from rewind.search import PassageQuery, SearchQuery
 
 PRIVATE = "private.example"

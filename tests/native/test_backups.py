@@ -8,8 +8,8 @@ import base64
 
 import pytest
 from host_process import HostProcess
-from rewind.engine import Rewind
 from rewind.index.derived import vector_file
+from rewind.profile.engine import Rewind
 
 TOPICS = ["lichen on granite boulders", "copper kettle polishing", "kestrel hovering flight",
           "sourdough crumb structure", "tidal pools at low water", "violin bow rehair"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 from host_process import HostProcess
-from rewind.audit import AuditLog
 from rewind.mcp import activity
 from rewind.mcp.access import AccessBook
+from rewind.profile.audit import AuditLog
 
 
 def test_access_is_set_listed_and_logged(tmp_path):

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import RewindError
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 S = Settings()
@@ -89,7 +89,7 @@ def labelled(tmp_path_factory, embedder, model_dir, python_docs):
                       model_dir=model_dir)
     for p in pairs:  # answers only, without their questions (else the task is trivial)
         eng.ingest(p.url, p.answer_text, {})  # no shared title: one per answer would leak
-    gold = {p.doc_id: eng._writer.page_by_url(p.url).url for p in pairs}
+    gold = {p.doc_id: eng.stores.writer.page_by_url(p.url).url for p in pairs}
     yield eng, gold, question_queries(pairs), known_item_queries(pairs)
     eng.close()
 

@@ -41,7 +41,7 @@ from .packing import BuiltContext
 from .stages import AskResult, Question, Thread
 
 if TYPE_CHECKING:
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
 MAX_THREADS = 8  # follow-up threads kept per connection (the oldest is forgotten)
 

@@ -34,7 +34,7 @@ from .llm import Tokenizer
 from .packing import BuiltContext, Evidence, pack
 
 if TYPE_CHECKING:
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
 
 @dataclass

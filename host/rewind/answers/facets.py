@@ -35,7 +35,7 @@ from .packing import BuiltContext, Evidence, pack
 from .prompt import FACETS_EXAMPLE_ANSWER, facets_messages
 
 if TYPE_CHECKING:
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from .prompt import COULD_NOT_FIND, SYSTEM_PROMPT, answer_messages
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
 
 class Answering(Protocol):

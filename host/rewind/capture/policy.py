@@ -160,7 +160,7 @@ class Verdict:
     label: str
     why: str
     rule: str
-    hold: bool = False  # the content check is unsure: the person decides (holding.py)
+    hold: bool = False  # the content check is unsure: the person decides (profile/holding.py)
 
     def to_dict(self) -> dict[str, str]:
         return {"category": self.category, "label": self.label, "why": self.why,

@@ -14,7 +14,7 @@ screen, or while signed in). A logistic model over them (`sensitive.json`, fitte
 `python -m bench.quality.sensitive --fit` on tests/data/sensitive_pages/ and on real documentation
 and encyclopedia pages in several languages; its cross-validated rates are in
 docs/benchmarks.md) gives a probability, and two thresholds make three answers: record,
-hold (unsure: the person decides, holding.py), refuse. A page is judged in windows of
+hold (unsure: the person decides, profile/holding.py), refuse. A page is judged in windows of
 `content_features.WINDOW` passages (a browser page is one window; a long file is refused or
 held by its most private window). The category is the one whose topic words, record shapes
 and declared app the page shows most; a page of a category the person switched off is

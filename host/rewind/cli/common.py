@@ -13,11 +13,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .. import config, profile_settings
+from .. import config
 from ..config import Settings
+from ..profile import settings as profile_settings
 
 if TYPE_CHECKING:
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
 # add_parser(name, func, help, json_flag=True) -> the subparser (cli/__init__.py makes it)
 Command = Callable[..., argparse.ArgumentParser]
@@ -60,7 +61,7 @@ def emit(args: argparse.Namespace, data: object, human: str) -> None:
 
 def open_engine(args: argparse.Namespace, *, writer: bool) -> Rewind:
     """The profile's engine, with the settings the person saved for it (the options page)."""
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
     directory = config.data_dir(override=args.data_dir)
     return Rewind.open(directory, profile_settings.apply(Settings(), directory), writer=writer)

@@ -141,7 +141,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    from ..audit import AuditLog
+    from ..profile.audit import AuditLog
 
     directory = config.data_dir(override=args.data_dir)
     entries = AuditLog(directory).tail(args.limit, args.event)

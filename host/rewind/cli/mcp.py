@@ -30,8 +30,8 @@ def _client(name: str) -> str:
 def history_dir(args: argparse.Namespace) -> Path:
     """The profile to serve: --data-dir or $REWIND_DATA_DIR, else the default profile when
     it has a store, else the most recently used one that has (the browser's profile has
-    its own id, as the extension adopts it: profiles.py)."""
-    from .. import profiles
+    its own id, as the extension adopts it: profile/listing.py)."""
+    from ..profile import listing as profiles
 
     forced = profiles.forced_data_dir(args.data_dir)
     if forced is not None:
@@ -82,9 +82,9 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
 
 
 def _setup(args: argparse.Namespace, directory: Path) -> int:
-    from ..audit import AuditLog
     from ..mcp import activity, clients
     from ..mcp.access import AccessBook
+    from ..profile.audit import AuditLog
 
     book = AccessBook.load(directory)
     if not args.setup:  # no client named: what every client may read, and read today

@@ -11,9 +11,10 @@ import dataclasses
 import sys
 import urllib.parse
 
-from .. import config, profile_settings
+from .. import config
 from ..errors import Code, RewindError
 from ..models import installed, specs
+from ..profile import settings as profile_settings
 from .common import Command, emit
 
 

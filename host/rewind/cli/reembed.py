@@ -1,5 +1,5 @@
 """`rewind reindex [--model NAME [--dim D]]` and `rewind models use NAME [--dim D]`: the
-embedding job (reembedding.py) in the foreground with a progress bar, or, when another
+embedding job (profile/reembedding.py) in the foreground with a progress bar, or, when another
 process (the browser's host) is running it, attached to it: its progress read from the
 store until it ends. Ctrl-C stops the foreground job after its batch; it stays recorded,
 and the host or the same command again resumes it.
@@ -52,8 +52,8 @@ def _hours(seconds: float) -> str:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    from ..index import embedding_job as record
-    from ..reembedding import Reembedder, model_id_for
+    from ..profile import embedding_job as record
+    from ..profile.reembedding import Reembedder, model_id_for, reindex
 
     target = model_id_for(args.model, args.dim) if args.model else None
     if args.dim is not None and not args.model:
@@ -71,7 +71,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
                     "Wait for it, or cancel it from the options page, then try again.")
             result = _attach(eng, bar)
         elif target is None:
-            result = eng.reindex(progress=bar)
+            result = reindex(eng, progress=bar)
         else:
             runner = Reembedder(eng, background=False)
             bar(runner.start(target))
@@ -89,8 +89,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 def _attach(eng, bar: JobBar) -> dict:
     """Show another process's job until it ends (read from the store)."""
-    from ..index import embedding_job as record
-    from ..reembedding import status
+    from ..profile import embedding_job as record
+    from ..profile.reembedding import status
 
     print("attached to the job the browser's host is running (Ctrl-C detaches; the job "
           "goes on)", file=sys.stderr)

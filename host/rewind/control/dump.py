@@ -13,14 +13,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import IO, TYPE_CHECKING
 
-from .. import __version__, profile_settings
+from .. import __version__
 from ..capture.gate import RULES_FILE
 from ..index.store.records import encode_vector
+from ..profile import settings as profile_settings
 from . import backup
 
 if TYPE_CHECKING:
-    from ..engine import Rewind
     from ..index.store.store import Store
+    from ..profile.engine import Rewind
 
 Progress = Callable[[int, int], None]
 BATCH = 100

@@ -24,17 +24,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import profile_settings
 from ..capture import urls
 from ..capture.gate import RULES_FILE, save_choices
 from ..capture.ingest import clean, content_hash
 from ..errors import Code, RewindError
 from ..index.store.records import PageRecord, PassageRecord
 from ..models.pieces import embed_passages
+from ..profile import settings as profile_settings
 from . import backup
 
 if TYPE_CHECKING:
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
 Progress = Callable[[int, int], None]
 

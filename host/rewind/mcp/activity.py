@@ -1,9 +1,9 @@
 """What AI tools read: one audit line per tool call, and what each client read today.
 
-Every call, answered or refused, is an `mcp` line in the profile's audit log (audit.py):
+Every call, answered or refused, is an `mcp` line in the profile's audit log (profile/audit.py):
 the client, the tool, what it asked (the query, the question or the URL, cut to
 MAX_QUERY_CHARS), how many pages it was given and their URLs — never a title or a word
-of a page. Forgetting a page removes the lines that name it (forgetting.py), like its
+of a page. Forgetting a page removes the lines that name it (profile/forgetting.py), like its
 other lines. `today` sums them per client for the options page ("Claude Desktop read 12
 pages today") and `calls` lists them for its log view and `rewind log --event mcp`.
 This module must never write page text or titles to the log.
@@ -15,7 +15,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from ..audit import AuditLog
+from ..profile.audit import AuditLog
 
 EVENT = "mcp"
 MAX_QUERY_CHARS = 300

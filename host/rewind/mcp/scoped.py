@@ -24,8 +24,8 @@ from ..index.store.records import PageRecord, PassageRecord
 from ..search import Searcher, SearchQuery, SearchResponse, search
 
 if TYPE_CHECKING:
-    from ..engine import Rewind
     from ..models.embedder import Embedder
+    from ..profile.engine import Rewind
 
 
 class ScopedRewind:

@@ -26,13 +26,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import profile_settings
 from ..answers.packing import trim
 from ..answers.prompt import COULD_NOT_FIND, PASSAGE_BREAK, clean
-from ..audit import AuditLog
 from ..config import Settings
 from ..errors import Code, RewindError
 from ..index.store.page_filter import PageFilter, site_key
+from ..profile import settings as profile_settings
+from ..profile.audit import AuditLog
 from ..search import SearchQuery
 from . import activity, render
 from .access import AccessWatch, ClientAccess, not_enabled
@@ -40,7 +40,7 @@ from .scoped import ScopedRewind
 
 if TYPE_CHECKING:
     from ..answers.answer import Answerer
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
 _SPAN = re.compile(r"^(\d{1,6})\s*([mhdw])$")
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -103,7 +103,7 @@ class Library:
     def engine(self) -> Rewind:
         """The profile, read-only (opened on first use; a missing store says what to do);
         the person's saved settings applied again when they changed."""
-        from ..engine import Rewind
+        from ..profile.engine import Rewind
 
         if self._engine is None:
             self._engine = Rewind.open(self.data_dir, self._settings(), writer=False,

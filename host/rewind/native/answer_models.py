@@ -17,14 +17,14 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from .. import profile_settings
 from ..errors import RewindError
+from ..profile import settings as profile_settings
 from .context import Ctx, Handler
 from .framing import encode
 from .replies import part_reply
 
 if TYPE_CHECKING:
-    from ..engine import Rewind
+    from ..profile.engine import Rewind
 
 PROGRESS_EVERY_S = 0.25
 

@@ -23,8 +23,8 @@ from .requests import Request
 
 if TYPE_CHECKING:
     from ..answers.answer import Answerer
-    from ..engine import Rewind
-    from ..reembedding import Reembedder
+    from ..profile.engine import Rewind
+    from ..profile.reembedding import Reembedder
 
 
 class Cancelled(Exception):

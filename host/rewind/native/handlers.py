@@ -21,8 +21,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__, config, faults, profile_settings
+from .. import __version__, config, faults
 from ..errors import Code, RewindError
+from ..models import installed
+from ..profile import settings as profile_settings
 from . import answer_models, backups, mcp_requests, reindex
 from .context import Ctx, Handler, Reply
 from .framing import encode
@@ -32,8 +34,8 @@ from .schema import MISSING
 
 if TYPE_CHECKING:
     from ..answers.answer import Answerer
-    from ..engine import Rewind
-    from ..reembedding import Reembedder
+    from ..profile.engine import Rewind
+    from ..profile.reembedding import Reembedder
 
 log = logging.getLogger("rewind.host")
 
@@ -42,8 +44,7 @@ log = logging.getLogger("rewind.host")
 
 
 def hello(ctx: Ctx) -> Reply:
-    from ..engine import Rewind
-    from ..models import installed
+    from ..profile.engine import Rewind
 
     s = ctx.session
     profile = ctx.args["profile"]
@@ -60,7 +61,7 @@ def hello(ctx: Ctx) -> Reply:
             eng = Rewind.open(data_dir, settings, writer=True)
             s.profile, s.data_dir, s.engine = profile, data_dir, eng
             backups.drop_stale_uploads(data_dir)
-            from ..reembedding import Reembedder
+            from ..profile.reembedding import Reembedder
 
             s.reembed = Reembedder(eng, busy=s.busy)
             s.reembed.wake()  # a job left running, vectors to fill in: it goes on
@@ -95,7 +96,7 @@ def hello(ctx: Ctx) -> Reply:
 
 
 def list_profiles(ctx: Ctx) -> Reply:
-    from .. import profiles
+    from ..profile import listing as profiles
 
     forced = profiles.forced_data_dir(ctx.session.data_dir_override)
     found = [] if forced else [p.to_dict() for p in profiles.list_profiles()]
@@ -242,7 +243,7 @@ def profile_stats(engine: Rewind, runner: Reembedder | None = None) -> dict[str,
     installed, or the one a setting names; None: answers are extracts of the pages), and
     the embedding job (`reembed`: None when there is none)."""
     from ..answers import llm
-    from ..reembedding import status
+    from ..profile.reembedding import status
 
     try:
         spec = llm.choose_spec(engine.settings, engine.model_dir)
@@ -321,7 +322,7 @@ def clear(ctx: Ctx) -> Reply:
 
 
 def list_held(ctx: Ctx) -> Reply:
-    """The pages held for the person's decision (held_pages.py), never their text."""
+    """The pages held for the person's decision (profile/held_pages.py), never their text."""
     eng = ctx.engine
     return {"held": [h.to_dict() for h in eng.held_pages()], "hours": eng.settings.held_hours}
 

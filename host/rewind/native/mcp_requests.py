@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..audit import AuditLog
 from ..errors import Code, RewindError
 from ..mcp import activity, clients
 from ..mcp.access import AccessBook, client_id
+from ..profile.audit import AuditLog
 from .context import Ctx, Handler, Reply
 from .replies import pack_list
 

@@ -1,7 +1,7 @@
 """The `reindex` request: start, pause, resume or cancel the embedding job, or ask how it
 goes; with `follow`, progress frames until the job ends, pauses or fails.
 
-The job itself runs on its own thread (reembedding.py), never on a lane: this request
+The job itself runs on its own thread (profile/reembedding.py), never on a lane: this request
 only changes its record and reads its progress, so it runs on the read lane. A person
 switches models here (the options page) and the popup shows the progress.
 This module must never embed anything itself, nor open a path a request names.
@@ -35,7 +35,7 @@ def embedding_models() -> list[dict[str, Any]]:
 
 
 def reindex(ctx: Ctx) -> Reply:
-    from ..reembedding import model_id_for
+    from ..profile.reembedding import model_id_for
 
     a = ctx.args
     job = ctx.session.reembed

@@ -8,7 +8,7 @@ from pathlib import Path
 from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
+from rewind.profile.engine import Rewind
 
 out, docs = Path(sys.argv[1]), Path(sys.argv[2])
 shutil.rmtree(out, ignore_errors=True)
@@ -20,4 +20,4 @@ with Rewind.open(out / "data", Settings()) as eng:
                                      document=doc, visited_at=1_763_000_000 + i * 3600,
                                      dwell_s=60.0 + i))
         print(r.status, r.passages, r.url)
-    eng._writer.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # one file, nothing in a WAL
+    eng.stores.writer.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # one file, nothing in a WAL

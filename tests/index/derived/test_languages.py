@@ -15,7 +15,7 @@ from rewind.index.derived.languages import UNKNOWN, detect, normalise
 from rewind.index.derived.text_index import TextIndex
 from rewind.index.store.records import PageRecord, PassageRecord
 from rewind.index.store.store import Store
-from rewind.language_mix import pages_per_language
+from rewind.profile.language_mix import pages_per_language
 
 PARAGRAPHS = json.loads((Path(__file__).resolve().parents[2] / "data" / "chunk_units.json")
                         .read_text("utf-8"))["paragraphs"]

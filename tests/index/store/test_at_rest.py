@@ -8,11 +8,11 @@ import shutil
 import pytest
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
 from rewind.index.crypto import keys
 from rewind.index.derived import vector_file
 from rewind.index.store.at_rest import describe
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 SECRET = "Quetzalcoatlus flamingo telescopes"

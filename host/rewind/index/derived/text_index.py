@@ -6,7 +6,7 @@ filters run inside the index. Text is analysed in Python by the page's language
 (analysis.py, languages.py: stemmers per language, CJK bigrams) and tantivy indexes those
 terms as they come; a query is analysed as every language the index holds (`languages`
 file) would analyse it. The first passage of each page carries the page's language, so
-the history's language mix is a count (language_mix.py). The index remembers the store
+the history's language mix is a count (profile/language_mix.py). The index remembers the store
 sequence it has applied (`applied_seq`) and catches up from the store's change log.
 
 An encrypted store's index (a `cipher`) holds keyed terms instead of words: each term

@@ -62,7 +62,7 @@ MIGRATIONS: dict[int, str] = {
     INSERT OR REPLACE INTO meta(key, value) VALUES ('vector_dtype', 'float16');
     INSERT OR IGNORE INTO meta(key, value) VALUES ('store_id', lower(hex(randomblob(8))))
     """,
-    # Two models' vectors side by side while a re-embedding job runs (index/embedding_job.py), and
+    # Two models' vectors side by side while a re-embedding job runs (profile/embedding_job.py), and
     # several vectors for a passage longer than its model's window (models/pieces.py): a
     # vector is keyed by (passage, model, piece). SQLite cannot change a primary key in
     # place, so the table is copied. A Rewind that knows only schema 2 would read a

@@ -3,7 +3,7 @@ over the model's window), written, read and counted (a mixin of `Store`).
 
 Vectors are float16 blobs (records.encode_vector), sealed with the store's cipher when it
 has one. Several models' rows live side by side while a re-embedding job runs
-(index/embedding_job.py); every read names its model.
+(profile/embedding_job.py); every read names its model.
 This module must never compare vectors or choose a model: derived/vectors.py and the engine do.
 """
 
@@ -60,7 +60,8 @@ class VectorRows:
         replacing any they had, in one transaction; passages deleted meanwhile are left out.
         `stamp`: mark their pages changed (the active model's vectors: the vector index
         catches up); a model not yet in use needs no stamp. `then(db, written)` runs inside
-        the same transaction (a job's record: index/embedding_job.py). Returns passages written."""
+        the same transaction (a job's record: profile/embedding_job.py). Returns passages
+        written."""
         with self.transaction() as db:
             ids = np.asarray(passage_ids, np.int64)
             alive = set()

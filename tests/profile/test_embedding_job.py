@@ -6,10 +6,10 @@ from __future__ import annotations
 import sqlite3
 
 import numpy as np
-from rewind.index import embedding_job as reembed
 from rewind.index.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from rewind.index.store.records import PageRecord, PassageRecord, PassageVectors
 from rewind.index.store.store import Store
+from rewind.profile import embedding_job as reembed
 
 
 def page(url="https://example.com/a") -> PageRecord:

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import filelock
 
-from . import clock
-from .errors import Code, RewindError
-from .index.crypto import keys
-from .index.crypto.cipher import FieldCipher, new_key
+from .. import clock
+from ..errors import Code, RewindError
+from ..index.crypto import keys
+from ..index.crypto.cipher import FieldCipher, new_key
 
 log = logging.getLogger("rewind.holding")
 

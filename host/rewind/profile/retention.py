@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .store.store import Store
+from ..index.store.store import Store
 
 PAGE_ROW_BYTES = 200  # a page's own row and index entries, besides its text and vectors
 PASSAGE_ROW_BYTES = 40  # a passage's row besides its text

@@ -12,22 +12,14 @@ This module must never start a re-embedding itself.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import tantivy
 
-from .config import Settings
-from .index.derived import languages
-from .index.derived.text_index import TextIndex
-from .models import installed, specs
-
-
-class _Engine(Protocol):  # what of the engine this reads (no engine <-> stats cycle)
-    settings: Settings
-    model_dir: Path
-    text_index: TextIndex
-
-    def model_id(self) -> str: ...
+from ..config import Settings
+from ..index.derived import languages
+from ..index.derived.text_index import TextIndex
+from ..models import installed, specs
 
 
 def _names(codes: list[str]) -> str:
@@ -49,25 +41,26 @@ def pages_per_language(ti: TextIndex) -> dict[str, int]:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
-def summary(engine: _Engine) -> dict[str, Any]:
-    """{pages: {code: n}, names: {code: name}, other_share, offer: {...} | None}."""
+def summary(text_index: TextIndex, s: Settings, model_dir: Path,
+            model_id: str) -> dict[str, Any]:
+    """{pages: {code: n}, names: {code: name}, other_share, offer: {...} | None}, for the
+    store whose vectors are of `model_id`."""
     try:
-        engine.text_index.reload()
-        pages = pages_per_language(engine.text_index)
+        text_index.reload()
+        pages = pages_per_language(text_index)
     except Exception:  # noqa: BLE001 - a damaged or busy index: stats go on without the mix
         return {"pages": {}, "names": {}, "other_share": None, "offer": None}
     known = {k: v for k, v in pages.items() if k != languages.UNKNOWN}
     total = sum(known.values())
     others = {k: v for k, v in known.items() if k != "en"}
     share = sum(others.values()) / total if total else 0.0
-    s = engine.settings
-    name, _, _dim = engine.model_id().partition("@")
+    name, _, _dim = model_id.partition("@")
     offer = None
     if (total >= s.multilingual_offer_min_pages and share >= s.multilingual_offer_share
             and name != s.multilingual_model):
         try:
             spec = specs.embedding_spec(s.multilingual_model)
-            ready = installed.status(spec, engine.model_dir).installed
+            ready = installed.status(spec, model_dir).installed
         except Exception:  # noqa: BLE001 - an unknown model name in the settings: no offer
             ready = False
         if ready:

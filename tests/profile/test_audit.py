@@ -4,8 +4,8 @@ rotation, and forgetting that takes the forgotten pages' lines with it."""
 import json
 
 import pytest
-from rewind.audit import AuditLog
 from rewind.capture.ingest import PageInput, PassageInput
+from rewind.profile.audit import AuditLog
 
 
 def test_append_tail_rotate_and_drop(tmp_path):

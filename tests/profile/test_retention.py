@@ -1,4 +1,4 @@
-"""Retention (index/retention.py through the engine): off by default; a maximum age and a
+"""Retention (profile/retention.py through the engine): off by default; a maximum age and a
 maximum size forget the oldest pages first, measured in the store's own bytes."""
 
 import dataclasses
@@ -6,8 +6,8 @@ import time
 
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.models.embedder import FakeEmbedder
+from rewind.profile.engine import Rewind
 
 DAY = 86400.0
 VOCAB = [f"{a}{b}" for a in ("tea", "rain", "moss", "fern", "lake", "pine") for b in
@@ -44,7 +44,7 @@ def test_max_age_forgets_what_was_not_visited_since(tmp_path):
 def test_max_size_forgets_oldest_first_until_under(tmp_path):
     with Rewind.open(tmp_path / "d", embedder=FakeEmbedder()) as eng:
         fill(eng, 100, words=150, passages=20)
-        before = eng.sizes()
+        before = eng.forgetting.sizes()
     limit_mb = int(before.used_bytes * 0.6 / 1e6)
     assert limit_mb >= 2, before
     s = dataclasses.replace(Settings(), retention_max_mb=limit_mb)
@@ -52,7 +52,7 @@ def test_max_size_forgets_oldest_first_until_under(tmp_path):
         assert [e["event"] for e in eng.audit.entries()][-1] == "expired"
         left = sorted(int(p["url"].rsplit("/", 1)[1]) for p in eng.list_pages(0, 100))
         assert left == list(range(100 - len(left), 100))  # the newest stayed
-        after = eng.sizes()
+        after = eng.forgetting.sizes()
         assert after.database_bytes <= limit_mb * 1_000_000, after
         assert after.database_bytes > limit_mb * 1_000_000 * 0.8, after  # not far more
         assert eng.apply_retention() == 0  # what stays is under the limit

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
-from rewind.index import embedding_job as record
 from rewind.models.embedder import FakeEmbedder
-from rewind.reembedding import Reembedder, model_id_for
+from rewind.profile import embedding_job as record
+from rewind.profile.engine import Rewind
+from rewind.profile.reembedding import Reembedder, model_id_for
 from rewind.search import SearchQuery
 
 SETTINGS = Settings(reembed_batch=4)

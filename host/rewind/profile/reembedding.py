@@ -4,12 +4,15 @@ One `Reembedder` per engine. Its work, one small step at a time: passages of the
 model without a vector (indexed while the model was missing) get one; for a job's target
 model every passage gets one, in batches of `reembed_batch` passages, each batch embedded
 outside the write lock and stored in one short transaction with the job's record
-(index/embedding_job.py), so a kill at any moment loses at most the batch in hand; once the
+(embedding_job.py), so a kill at any moment loses at most the batch in hand; once the
 target covers every passage it becomes the active model in one transaction and the old
 model's vectors are deleted in small batches. Search uses the active model throughout.
 Between batches it gives way to interactive requests (`busy`), for at most
 `reembed_yield_max_s`, so a steady stream of them slows the job without stopping it.
 It runs on its own thread in the host (`wake`) or in the foreground (`run`, the CLI).
+The job sits above the engine: it takes one (`JobEngine`, what it needs of it) and is
+started by whoever holds both — the host's session (native/handlers.py: hello) or the CLI
+(`reindex` here, for `rewind reindex`); the engine never starts it.
 This module must never change passages or the text index, nor block a search.
 """
 
@@ -20,22 +23,40 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
-from .errors import Code, RewindError, disk_full
-from .index import embedding_job as record
-from .models import specs
-from .models.embedder import Embedder
-from .models.multilingual import embedder_class
-from .models.pieces import embed_passages
-
-if TYPE_CHECKING:
-    from .engine import Rewind
+from ..config import Settings
+from ..errors import Code, RewindError, disk_full
+from ..index.derived.text_index import TextIndex
+from ..index.store.store import Store
+from ..models import specs
+from ..models.embedder import Embedder
+from ..models.multilingual import embedder_class
+from ..models.pieces import embed_passages
+from . import embedding_job as record
 
 log = logging.getLogger("rewind.reembed")
 
 Progress = Callable[[dict], None]
+
+
+class JobEngine(Protocol):
+    """What the job needs of a profile's engine (profile/engine.py's `Rewind` is one)."""
+
+    data_dir: Path
+    model_dir: Path
+    settings: Settings
+    text_index: TextIndex
+
+    def writing(self) -> AbstractContextManager[Store]: ...
+    def reader(self) -> Store: ...
+    def model_id(self) -> str: ...
+    def embedder(self) -> Embedder | None: ...
+    def switch_embedder(self, emb: Embedder) -> bool: ...
+    def rebuild_indexes(self) -> None: ...
 
 
 @dataclass
@@ -64,7 +85,7 @@ def model_id_for(name: str, dim: int | None) -> str:
 
 
 class Reembedder:
-    def __init__(self, engine: Rewind, *, busy: Callable[[], bool] = lambda: False,
+    def __init__(self, engine: JobEngine, *, busy: Callable[[], bool] = lambda: False,
                  make_embedder: Callable[[str], Embedder] | None = None,
                  background: bool = True) -> None:
         """`background`: the commands wake a thread (the host); else the caller runs the
@@ -267,7 +288,17 @@ class Reembedder:
                                     dim=int(dim) if dim else None)
 
 
-def status(engine: Rewind, runner: Reembedder | None = None) -> dict | None:
+def reindex(engine: JobEngine, progress: Progress | None = None) -> dict:
+    """Rebuild the derived indexes, then embed what lacks a vector, in this thread (a
+    recorded job too; `rewind reindex --model` starts one)."""
+    engine.rebuild_indexes()
+    before = engine.reader().unembedded(engine.model_id())
+    Reembedder(engine).run(progress)
+    return {"embedded_passages": before - engine.reader().unembedded(engine.model_id()),
+            "text_docs": engine.text_index.num_docs()}
+
+
+def status(engine: JobEngine, runner: Reembedder | None = None) -> dict | None:
     """The job as stats show it: {model, done, total, state, eta_s, ...}; None when no
     job is recorded and nothing is being filled in or deleted."""
     store = engine.reader()

@@ -1,12 +1,13 @@
-"""A profile's saved settings (profile_settings.py): what set_settings saves and hello loads."""
+"""A profile's saved settings (profile/settings.py): what set_settings saves and hello loads."""
 
 from __future__ import annotations
 
 import json
 
-from rewind import config, profile_settings
+from rewind import config
 from rewind.config import Settings
 from rewind.native import requests
+from rewind.profile import settings as profile_settings
 
 
 def test_saved_settings_round_trip(tmp_path):

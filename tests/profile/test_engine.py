@@ -4,27 +4,15 @@ import time
 
 import numpy as np
 import pytest
-from rewind.capture.extract import html_document
+from faq_pages import index_faq
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.checks import profile_checks
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import Code, RewindError
 from rewind.models.embedder import FakeEmbedder
+from rewind.profile.engine import Rewind
+from rewind.profile.reembedding import reindex
 from rewind.search import SearchQuery
-
-BASE = "http://docs.python.local/faq/"
-
-
-def index_faq(eng: Rewind, html_root) -> dict[str, str]:
-    """Index the nine real FAQ pages; returns {file stem: url}."""
-    urls = {}
-    for path in sorted((html_root / "faq").glob("*.html")):
-        doc = html_document(path.read_text(), path.stem)
-        res = eng.index_page(PageInput(url=BASE + path.name, title=doc.title, document=doc,
-                                       visited_at=1_700_000_000.0, dwell_s=60, source="file"))
-        urls[path.stem] = res.url
-    return urls
 
 
 @pytest.fixture(scope="module")
@@ -64,15 +52,16 @@ def test_all_modes_and_filters(faq_engine):
 
 def test_reindexing_the_same_page_changes_nothing(faq_engine, python_docs):
     eng, _urls = faq_engine
-    before = (eng._writer.seq(), eng._writer.counts(), eng.text_index.num_docs())
+    store = eng.stores.writer
+    before = (store.seq(), store.counts(), eng.text_index.num_docs())
     results = index_faq(eng, python_docs)
     assert results
-    assert (eng._writer.seq(), eng._writer.counts(), eng.text_index.num_docs()) == before
+    assert (store.seq(), store.counts(), eng.text_index.num_docs()) == before
 
 
 def passages_of(eng, url):
-    page = eng._writer.page_by_url(url)
-    return [p.text for _, _, p in eng._writer.passages_of([page.id])] if page else []
+    page = eng.stores.writer.page_by_url(url)
+    return [p.text for _, _, p in eng.stores.writer.passages_of([page.id])] if page else []
 
 
 def test_changed_page_leaves_no_trace_of_old_passages(engine):
@@ -80,19 +69,20 @@ def test_changed_page_leaves_no_trace_of_old_passages(engine):
     old = "The zyxquorp algorithm prunes neighbours in proximity graphs aggressively."
     new = "Sourdough bread needs a starter, flour, water and a long slow proof."
     engine.index_page(PageInput(url, "Notes", [PassageInput(old)], visited_at=1.0))
-    old_ids = engine._writer.passage_ids()
+    old_ids = engine.stores.writer.passage_ids()
     assert engine.search(SearchQuery("zyxquorp", mode="keyword")).results
     res = engine.index_page(PageInput(url, "Notes", [PassageInput(new)], visited_at=2.0))
     assert res.status == "updated"
     assert passages_of(engine, url) == [new]
-    assert not old_ids & engine._writer.passage_ids()  # store
+    assert not old_ids & engine.stores.writer.passage_ids()  # store
     assert engine.search(SearchQuery("zyxquorp", mode="keyword")).results == []  # tantivy
     assert not old_ids & engine.text_index.passage_ids()
     sem = engine.search(SearchQuery("zyxquorp proximity graph pruning", mode="semantic"))
     assert all(h.passage == new for h in sem.results)  # vectors: only the new passage left
-    vecs = engine._vectors.passage_ids.tolist()
+    with engine.vectors.lock:
+        vecs = engine.vectors.index().passage_ids.tolist()
     assert not old_ids & set(vecs) and len(vecs) == 1
-    page = engine._writer.page_by_url(url)
+    page = engine.stores.writer.page_by_url(url)
     assert page.visit_count == 2
 
 
@@ -107,7 +97,7 @@ def test_deleting_removes_from_all_three_stores(engine):
         assert not engine.search(SearchQuery(f"qwerty{i}", mode="keyword")).results
     hits = engine.search(SearchQuery("caching words", mode="semantic")).results
     assert [h.url for h in hits] == ["https://other.org/p"]
-    assert engine._writer.counts() == {"pages": 1, "passages": 1, "vectors": 1}
+    assert engine.stores.writer.counts() == {"pages": 1, "passages": 1, "vectors": 1}
     assert engine.text_index.num_docs() == 1
     assert engine.forget_range(0, time.time()) == 1
     assert engine.search(SearchQuery("caching", mode="semantic")).results == []
@@ -118,19 +108,19 @@ def test_revisit_counts_without_reembedding(engine):
     url = "https://example.org/a"
     engine.index_page(PageInput(url, "A", [PassageInput("words about graph indexes here")],
                                 visited_at=100.0, dwell_s=30))
-    vec_before = engine._writer.vectors_of(None, engine.model_id())[2].copy()
+    vec_before = engine.stores.writer.vectors_of(None, engine.model_id())[2].copy()
     assert engine.record_visit(url, 200.0, 15)
     assert engine.record_visit(url, 200.0, 15)  # a retried message counts once
     res = engine.index_page(PageInput(url, "A", [PassageInput("words about graph indexes here")],
                                       visited_at=300.0, dwell_s=5))
     assert res.status == "visit"
-    page = engine._writer.page_by_url(url)
+    page = engine.stores.writer.page_by_url(url)
     assert (page.visit_count, page.dwell_s, page.last_visit) == (3, 50.0, 300.0)
-    np.testing.assert_array_equal(engine._writer.vectors_of(None, engine.model_id())[2],
+    np.testing.assert_array_equal(engine.stores.writer.vectors_of(None, engine.model_id())[2],
                                   vec_before)
     assert not engine.record_visit("https://example.org/unknown", 1.0)
     assert engine.record_visit(url, 300.0, 65)  # the same visit ends after 65 s of reading
-    assert engine._writer.page_by_url(url).dwell_s == 110.0
+    assert engine.stores.writer.page_by_url(url).dwell_s == 110.0
     hit = engine.search(SearchQuery("graph indexes")).results[0]
     assert hit.visit_count == 3 and hit.visited_at == 300.0 and hit.dwell_s == 110.0
 
@@ -155,7 +145,7 @@ def test_bad_input_stores_nothing(engine):
     assert err.value.code == Code.TOO_LARGE
     with pytest.raises(RewindError):
         engine.ingest("big", "word " * 2_000_000)
-    assert engine._writer.counts() == {"pages": 0, "passages": 0, "vectors": 0}
+    assert engine.stores.writer.counts() == {"pages": 0, "passages": 0, "vectors": 0}
 
 
 def test_without_embedder_keyword_results_with_a_notice(tmp_path, model_dir):
@@ -167,7 +157,7 @@ def test_without_embedder_keyword_results_with_a_notice(tmp_path, model_dir):
     assert eng.stats()["unembedded_passages"] == 1  # embedded later by reindex
     eng.close()
     eng = Rewind.open(tmp_path / "d", Settings(), model_dir=model_dir)
-    assert eng.reindex()["embedded_passages"] == 1
+    assert reindex(eng)["embedded_passages"] == 1
     assert eng.search(SearchQuery("search engine library", mode="semantic")).results
     eng.close()
 
@@ -178,12 +168,12 @@ def test_second_writer_gets_a_clear_error(tmp_path):
     settings = dataclasses.replace(Settings(), writer_lock_timeout_s=0.2)
     a = Rewind.open(tmp_path / "d", settings, embedder=FakeEmbedder())
     b = Rewind.open(tmp_path / "d", settings, embedder=FakeEmbedder())
-    a._lock.acquire()  # a is mid-write
+    a.stores.file_lock.acquire()  # a is mid-write
     with pytest.raises(RewindError) as err:
         b.index_page(PageInput("https://a.org/", "t", [PassageInput("five words in this one")]))
     assert err.value.code == Code.STORE_LOCKED and "try again" in str(err.value)
     assert b.search(SearchQuery("words", mode="keyword")).results == []  # reads still work
-    a._lock.release()
+    a.stores.file_lock.release()
     b.index_page(PageInput("https://a.org/", "t", [PassageInput("five words in this one")]))
     assert a.search(SearchQuery("words", mode="keyword")).results  # a sees b's write
     a.close()
@@ -204,7 +194,7 @@ def test_reindex_rebuilds_a_lost_text_index(tmp_path, embedder, model_dir):
     ro = Rewind.open(data, Settings(), writer=False, embedder=embedder, model_dir=model_dir)
     assert not next(c for c in profile_checks(ro) if c.name == "text index").ok
     ro.close()
-    assert eng.reindex()["text_docs"] == 1
+    assert reindex(eng)["text_docs"] == 1
     eng.close()
     ro = Rewind.open(data, Settings(), writer=False, embedder=embedder, model_dir=model_dir)
     assert next(c for c in profile_checks(ro) if c.name == "text index").ok

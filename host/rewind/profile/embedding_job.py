@@ -17,7 +17,7 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass
 
-from .store.store import Store
+from ..index.store.store import Store
 
 STATES = ("running", "paused")
 KEYS = ("reembed_target", "reembed_state", "reembed_started", "reembed_done",

@@ -1,7 +1,7 @@
 """What a profile holds, read for people and for doctor: stats, pages, and the derived
-indexes against the store (a mixin of `Rewind`, which holds the stores).
+indexes against the store (a part of the engine, given its readers and indexes).
 
-This module must never write: everything here reads through `_reader()` (SQLite WAL
+This module must never write: everything here reads through `reader()` (SQLite WAL
 readers never wait for a writer) or the engine's in-memory indexes.
 """
 
@@ -10,22 +10,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import language_mix
-from .capture import urls
-from .index import embedding_job, retention
-from .index.derived import integrity
+from ..capture import urls
+from ..index.derived import integrity
+from . import embedding_job, language_mix, retention
 
 if TYPE_CHECKING:
-    import threading
     from collections.abc import Callable
     from pathlib import Path
 
-    from .config import Settings
-    from .index.derived.text_index import TextIndex
-    from .index.derived.vectors import VectorIndex
-    from .index.store.at_rest import AtRest
-    from .index.store.store import Store
-    from .models.embedder import Embedder
+    from ..config import Settings
+    from ..index.derived.text_index import TextIndex
+    from ..index.store.at_rest import AtRest
+    from ..index.store.store import Store
+    from .embedding import ActiveModel, Vectors
 
 
 @dataclass
@@ -45,34 +42,34 @@ class VectorState:
     missing: int  # passages without one
 
 
-class Inspection:
-    """Needs from the engine: its data_dir, settings, stores (`_reader()`), text index,
-    vector index (`_vector_index()` under `_vec_lock`), embedder and encryption state."""
-
-    data_dir: Path
-    settings: Settings
-    text_index: TextIndex
-    at_rest: AtRest
-    embedder_load_s: float | None
-    _embedder_problem: str | None
-    _vec_lock: threading.Lock
-    _reader: Callable[[], Store]
-    _vector_index: Callable[[], VectorIndex | None]
-    embedder: Callable[[], Embedder | None]
-    model_id: Callable[[], str]
-    sizes: Callable[..., retention.Sizes]
+class Inspector:
+    def __init__(self, reader: Callable[[], Store], settings: Callable[[], Settings],
+                 data_dir: Path, text_index: TextIndex, model: ActiveModel, vectors: Vectors,
+                 at_rest: AtRest, sizes: Callable[[Store], retention.Sizes],
+                 held: Callable[[], int]) -> None:
+        """`settings` is read at each use (a person may change them while the host runs);
+        `sizes` measures a store (retention.py), `held` counts the pages held."""
+        self.reader = reader
+        self.settings = settings
+        self.data_dir = data_dir
+        self.text_index = text_index
+        self.model = model
+        self.vectors = vectors
+        self.at_rest = at_rest
+        self.sizes = sizes
+        self.held = held
 
     def page_info(self, url: str) -> dict | None:
         """The stored page for `url` (normalised as pages are keyed), or None."""
-        page = self._reader().page_by_url(urls.normalize(url, self.settings.max_url_chars))
+        page = self.reader().page_by_url(urls.normalize(url, self.settings().max_url_chars))
         return page.to_dict() if page else None
 
     def list_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
-        return [p.to_dict() for p in self._reader().list_pages(offset, limit)]
+        return [p.to_dict() for p in self.reader().list_pages(offset, limit)]
 
     def export_pages(self, offset: int = 0, limit: int = 100) -> list[dict]:
         """Pages with their passages (no vectors: they are rebuilt from text on import)."""
-        store = self._reader()
+        store = self.reader()
         pages = store.list_pages(offset, limit)
         rows = store.passages_of([p.id for p in pages])
         by_page: dict[int, list[dict]] = {}
@@ -85,37 +82,41 @@ class Inspection:
         return retention.dir_bytes(self.data_dir)
 
     def stats(self) -> dict:
-        store = self._reader()
+        store = self.reader()
         last = store.last_indexed()
         counts = store.counts()
         sizes = self.sizes(store)
+        settings = self.settings()
+        model_id = self.model.model_id()
         return {
             **counts,
             "storage_bytes": sizes.file_bytes,
             "storage": sizes.to_dict(),
-            "retention": {"max_age_days": self.settings.retention_max_age_days,
-                          "max_mb": self.settings.retention_max_mb},
+            "retention": {"max_age_days": settings.retention_max_age_days,
+                          "max_mb": settings.retention_max_mb},
             "encryption": self.at_rest.to_dict(),
             "last_indexed": {"url": last.url, "title": last.title, "at": last.indexed_at}
             if last else None,
-            "embedding_model": self.model_id(),
-            "embedder_ready": self.embedder() is not None,
-            "embedder_problem": self._embedder_problem,
-            "unembedded_passages": store.unembedded(self.model_id()),
-            "embedder_load_s": None if self.embedder_load_s is None
-            else round(self.embedder_load_s, 2),
-            "split_passages": embedding_job.split_passages(store, self.model_id()),
-            "truncated_passages": embedding_job.truncated(store, self.model_id()),
+            "embedding_model": model_id,
+            "embedder_ready": self.model.embedder() is not None,
+            "embedder_problem": self.model.problem,
+            "unembedded_passages": store.unembedded(model_id),
+            "embedder_load_s": None if self.model.load_s is None
+            else round(self.model.load_s, 2),
+            "split_passages": embedding_job.split_passages(store, model_id),
+            "truncated_passages": embedding_job.truncated(store, model_id),
             "data_dir": str(self.data_dir),
-            "languages": language_mix.summary(self),  # pages per language; the model offer
-            "held": self.holding().count(),  # type: ignore[attr-defined]
+            # pages per language; the model offer
+            "languages": language_mix.summary(self.text_index, settings,
+                                              self.model.model_dir, model_id),
+            "held": self.held(),
         }
 
     def integrity(self) -> list[str]:
-        return self._reader().integrity()
+        return self.reader().integrity()
 
     def text_index_state(self) -> TextIndexState:
-        store = self._reader()
+        store = self.reader()
         seq, applied = store.seq(), self.text_index.applied_seq()
         stored = store.passage_ids()
         damage = integrity.problems(self.text_index.dir, full=True, remember=False)
@@ -126,11 +127,12 @@ class Inspection:
 
     def vector_state(self) -> VectorState | None:
         """Vectors of the store's model against its passages; None without an embedder."""
-        if self.embedder() is None:
+        if self.model.embedder() is None:
             return None
-        store = self._reader()
-        with self._vec_lock:
-            vectors = self._vector_index()
+        store = self.reader()
+        with self.vectors.lock:
+            vectors = self.vectors.index()
+            assert vectors is not None  # an embedder: its index
             vectors.refresh(store)
             ids = set(vectors.passage_ids.tolist())
-        return VectorState(ids, store.unembedded(self.model_id()))
+        return VectorState(ids, store.unembedded(self.model.model_id()))

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from onnx_fixtures import real_model_dir
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.models.embedder import FakeEmbedder
+from rewind.profile.engine import Rewind
 
-PARAGRAPHS = json.loads((Path(__file__).resolve().parent / "data" / "chunk_units.json")
+PARAGRAPHS = json.loads((Path(__file__).resolve().parents[1] / "data" / "chunk_units.json")
                         .read_text("utf-8"))["paragraphs"]
 EN = ("Package management installs programs, updates them and removes them again. Every "
       "change is written to a log file so that you can look later at what happened, and a "

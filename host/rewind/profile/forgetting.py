@@ -1,4 +1,4 @@
-"""Forgetting and retention, for the engine (a mixin of `Rewind`, which holds the stores).
+"""Forgetting and retention: a part of the engine, given the writer and the logs.
 
 Forget a page, a site, a time range or everything in one write: the store (rows
 overwritten), the text index (caught up before the write lock goes), the vectors (before
@@ -13,36 +13,34 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from .capture import urls
-from .errors import Code, RewindError
-from .index import retention
-from .index.derived import vector_file
+from ..capture import urls
+from ..errors import Code, RewindError
+from ..index.derived import vector_file
+from . import retention
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from contextlib import AbstractContextManager
     from pathlib import Path
 
+    from ..config import Settings
+    from ..index.crypto.cipher import FieldCipher
+    from ..index.store.store import Store
     from .audit import AuditLog
-    from .config import Settings
     from .forget_marks import ForgetMarks
-    from .index.crypto.cipher import FieldCipher
-    from .index.derived.text_index import TextIndex
-    from .index.store.store import Store
+    from .stores import Writer
 
 
-class Forgetting:
-    """Needs from the engine: its data_dir, settings, audit log, forget marks, and
-    `_writing()` (the write lock and the writer store) and `_reader()`."""
-
-    data_dir: Path
-    settings: Settings
-    cipher: FieldCipher | None
-    audit: AuditLog
-    marks: ForgetMarks
-    text_index: TextIndex
-    _writing: Callable[[], AbstractContextManager[Store]]
-    _reader: Callable[[], Store]
+class Forgetter:
+    def __init__(self, writer: Writer, settings: Callable[[], Settings], data_dir: Path,
+                 audit: AuditLog, marks: ForgetMarks, cipher: FieldCipher | None) -> None:
+        """`settings` is read at each use: a person may change them while the host runs."""
+        self.writer = writer
+        self.settings = settings
+        self.data_dir = data_dir
+        self.audit = audit
+        self.marks = marks
+        self.cipher = cipher
+        self._writes = 0
 
     def _forget(self, store: Store, ids: list[int], kind: str, site: str | None = None,
                 event: str = "forgotten", mark: dict | None = None) -> int:
@@ -75,8 +73,8 @@ class Forgetting:
         return removed
 
     def forget_url(self, url: str) -> int:
-        norm = urls.normalize(url, self.settings.max_url_chars)
-        with self._writing() as store:
+        norm = urls.normalize(url, self.settings().max_url_chars)
+        with self.writer.writing() as store:
             page = store.page_by_url(norm)
             return self._forget(store, [page.id] if page else [], "page", mark={"url": norm})
 
@@ -84,30 +82,30 @@ class Forgetting:
         dom = domain.strip().lower().removeprefix("www.")
         if not dom:
             raise RewindError(Code.BAD_REQUEST, "Which site? The domain is empty.")
-        with self._writing() as store:
+        with self.writer.writing() as store:
             return self._forget(store, store.page_ids_where(domain=dom), "site", site=dom,
                                 mark={"site": dom})
 
     def forget_range(self, since: float | None, until: float | None) -> int:
         if since is None and until is None:
             raise RewindError(Code.BAD_REQUEST, "Give a start or an end time to forget.")
-        with self._writing() as store:
+        with self.writer.writing() as store:
             return self._forget(store, store.page_ids_where(since=since, until=until),
                                 "time range", mark={"since": since, "until": until})
 
     def clear(self) -> int:
-        with self._writing() as store:
+        with self.writer.writing() as store:
             return self._forget(store, store.all_page_ids(), "everything", mark={})
 
-
-    def _after_write(self, store: Store) -> None:
+    def after_write(self, store: Store) -> None:
         """Every `retention_every_writes` writes, the person's limits are applied."""
-        self._writes = getattr(self, "_writes", 0) + 1
-        if self._writes % max(1, self.settings.retention_every_writes) == 0:
-            self._retain(store)
+        self._writes += 1
+        if self._writes % max(1, self.settings().retention_every_writes) == 0:
+            self.retain(store)
 
-    def _retain(self, store: Store) -> int:
-        s = self.settings
+    def retain(self, store: Store) -> int:
+        """Under the write lock: forget what the limits say must go; how many pages."""
+        s = self.settings()
         if s.retention_max_age_days <= 0 and s.retention_max_mb <= 0:
             return 0
         removed = 0
@@ -123,10 +121,12 @@ class Forgetting:
 
     def apply_retention(self) -> int:
         """Forget what the retention settings say must go now; how many pages went."""
-        if self.settings.retention_max_age_days <= 0 and self.settings.retention_max_mb <= 0:
+        s = self.settings()
+        if s.retention_max_age_days <= 0 and s.retention_max_mb <= 0:
             return 0
-        with self._writing() as store:
-            return self._retain(store)
+        with self.writer.writing() as store:
+            return self.retain(store)
 
     def sizes(self, store: Store | None = None) -> retention.Sizes:
-        return retention.sizes(store or self._reader(), self.data_dir, self.text_index.dir)
+        return retention.sizes(store or self.writer.reader(), self.data_dir,
+                               self.writer.text_index.dir)

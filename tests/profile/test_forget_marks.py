@@ -7,9 +7,9 @@ import time
 import pytest
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
-from rewind.engine import Rewind
-from rewind.forget_marks import FILE
 from rewind.models.embedder import FakeEmbedder
+from rewind.profile.engine import Rewind
+from rewind.profile.forget_marks import FILE
 
 WORDS = "A page about kayaking on the lake before breakfast, with the mist still low."
 

@@ -1,4 +1,4 @@
-"""Pages held for the person's decision, in the engine (rewind.held_pages): a page the check
+"""Pages held for the person's decision, in the engine (rewind.profile.held_pages): a page the check
 is unsure about is held, not stored; kept, it is indexed and later visits are not held;
 not kept or expired, nothing of it is left in the store, its WAL, the text index or the
 holding area; the audit log says what happened, never the text. (The model's thresholds are
@@ -11,9 +11,9 @@ import pytest
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.capture.sensitive import ContentCheck, Model
 from rewind.config import Settings
-from rewind.engine import Rewind
 from rewind.errors import RewindError
 from rewind.models.embedder import FakeEmbedder
+from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
 
 WORD = "quokkazephyr"

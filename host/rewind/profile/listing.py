@@ -15,9 +15,9 @@ import sqlite3
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import config
+from .. import config
 
-DB_FILE = "rewind.db"  # engine.DB_NAME (engine imports the heavy stages: not here)
+DB_FILE = "rewind.db"  # stores.DB_NAME (stores opens SQLite with its cipher: not here)
 
 
 @dataclass(frozen=True)

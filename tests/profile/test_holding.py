@@ -1,12 +1,12 @@
-"""The holding area (rewind.holding): pages sealed under their own key, listed without their
+"""The holding area (rewind.profile.holding): pages sealed under their own key, listed without their
 text, taken or wiped, expired by an injected clock, and the key gone once it is empty."""
 
 import json
 
 import pytest
 from rewind.errors import RewindError
-from rewind.holding import FOLDER, KEY_FILE, Holding
 from rewind.index.crypto import keys
+from rewind.profile.holding import FOLDER, KEY_FILE, Holding
 
 SECRET = "zephyrquokka"  # a word only the held page's text has
 

@@ -17,8 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import config
-from .config import Settings
+from .. import config
+from ..config import Settings
 
 log = logging.getLogger("rewind.settings")
 
