@@ -20,9 +20,6 @@ OVER: dict[str, tuple[int, str]] = {
     "host/rewind/index/derived/text_index.py": (437, "its queries apart from its catching up"),
     "host/rewind/index/store/store.py": (425, "its page reads apart from its writes"),
     "host/rewind/capture/policy.py": (419, "the policy's table loading apart from its rules"),
-    # 503 since issue 21 counted words in every script (units, twelfths): they move to a
-    # units module of their own in content/, injected before it, with this split
-    "extension/content/chunker.js": (503, "chunk() split into its walk, merge and scoring"),
     "extension/background/native.js": (423, "the port apart from the request helpers"),
 }
 

@@ -22,6 +22,8 @@ const EXT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "extension
 const require = createRequire(join(EXT, "package.json")); // the extension's node_modules
 const { parseHTML } = require("linkedom");
 const { Readability, isProbablyReaderable } = require("@mozilla/readability");
+await import(join(EXT, "content", "units.js"));
+await import(join(EXT, "content", "quality.js"));
 await import(join(EXT, "content", "chunker.js"));
 await import(join(EXT, "content", "redact.js"));
 await import(join(EXT, "content", "signals.js"));

@@ -255,7 +255,8 @@ def _code_key(names: Sequence[str], extra: str = "") -> str:
     return h.hexdigest()[:12]
 
 
-_EXTENSION_CODE = ("bench/common/browser_pages.mjs", "extension/content/chunker.js",
+_EXTENSION_CODE = ("bench/common/browser_pages.mjs", "extension/content/units.js",
+                   "extension/content/quality.js", "extension/content/chunker.js",
                    "extension/content/extract.js", "extension/content/redact.js",
                    "extension/content/signals.js", "extension/package.json")
 _HOST_CODE = ("bench/common/real_pages.py", "host/rewind/capture/extract.py",

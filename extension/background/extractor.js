@@ -18,6 +18,8 @@ export const EXTRACT_FILES = Object.freeze([
   "vendor/Readability-readerable.js",
   "vendor/Readability.js",
   "content/redact.js",
+  "content/units.js",
+  "content/quality.js",
   "content/chunker.js",
   "content/visible.js",
   "content/signals.js",

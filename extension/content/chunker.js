@@ -2,10 +2,13 @@
  * Passage chunker, after Chrome's DocumentChunker (blink content_extraction).
  *
  * Job: walk a DOM subtree and cut its text into passages of at most 200 words
- * (counted for every script: Chinese, Japanese and Thai have no spaces),
+ * (counted for every script by units.js: Chinese, Japanese and Thai have no spaces),
  * merging neighbouring text greedily without running across section breaks,
- * with a quality score and a position for each passage; the page title is a
- * passage of its own (position 0).
+ * with a quality score (quality.js) and a position for each passage; the page title is a
+ * passage of its own (position 0). In stages: `readText` (a text node within the budget),
+ * `walk` and `mergeChildren` (an element's children merged into aggregates, cut at section
+ * breaks), `flush` (an aggregate kept as a candidate passage or dropped), `choose` (the
+ * best candidates, in document order).
  * Never: run, insert or render page content (text is read through
  * `textContent`/`data` only), touch `chrome.*`, or do unbounded work — every
  * walk is capped in characters, nodes and depth (a 10 MB wall of text costs
@@ -16,10 +19,14 @@
  *
  * Classic script and ES module at once (no import/export): the worker injects
  * it with `scripting.executeScript({files})` into the content script's
- * isolated world, node tests `import` it; both get `globalThis.RewindChunker`.
- * Wrapped in a block so injecting it twice does not redeclare anything.
+ * isolated world after units.js and quality.js, node tests `import` the three; all get
+ * `globalThis.RewindChunker`. Wrapped in a block so injecting it twice does not
+ * redeclare anything.
  */
 {
+  const { countWords, splitLong, cut } = /** @type {any} */ (globalThis).RewindUnits;
+  const { passageQuality } = /** @type {any} */ (globalThis).RewindQuality;
+
   /** Defaults until the host's first hello; its `capture` limits (the host's Settings, the one
    *  source of these numbers) are passed in as `limits` after that. */
   const LIMITS = Object.freeze({
@@ -70,12 +77,10 @@
   ]);
   const NAV_HINT =
     /(^|[\s_-])(nav|navbar|navigation|menu|breadcrumbs?|footer|sidebar|cookies?|consent|banner|share|sharing|social|related|promo|advert|ads?|subscribe|newsletter|pagination|masthead|skip-link)([\s_-]|$)/i;
-  const BOILERPLATE =
-    /(cookie|privacy policy|terms of (use|service)|all rights reserved|©|copyright \d|subscribe to|sign up for|newsletter|accept all|skip to (main )?content|follow us)/i;
-  const SENTENCE_END = /[.!?…]["')\]»”’]?(\s|$)|[。！？]/; // CJK full stops need no space
   const HIDDEN_STYLE = /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i;
   // A heading's permalink ("¶" in Sphinx docs, "#" or "§" elsewhere): link furniture, not text.
   const PERMALINK_TEXT = /^\s*[¶§#🔗]\s*$/u;
+  const PLAIN = Object.freeze({ link: false, nav: false, list: false, heading: false });
 
   /**
    * @typedef {{text: string, position: number, quality: number}} Passage
@@ -89,88 +94,29 @@
    *   dropped_low_quality: number,
    *   nodes: number, chars_read: number, truncated: boolean,
    * }} ChunkResult
+   * @typedef {{text: string, order: number, words: number, quality: number}} Candidate
+   * @typedef {{link: boolean, nav: boolean, list: boolean, heading: boolean}} Flags
    */
 
   /**
    * An aggregate: neighbouring text that may still grow by merging siblings.
-   * @typedef {{
-   *   text: string, words: number, order: number, chars: number,
-   *   linkChars: number, navChars: number, listChars: number,
-   *   heading: boolean,
-   * }} Agg
+   * @typedef {{text: string, words: number, order: number, chars: number, linkChars: number,
+   *   navChars: number, listChars: number, heading: boolean}} Agg
    */
-
-  // Scripts written without spaces (host/rewind/capture/units.py, same numbers): each
-  // character counts the share of a word it carries for an embedding model, in twelfths —
-  // a Han character half a word, a kana a third, a Thai, Lao, Myanmar or Khmer letter a
-  // quarter; a word between spaces counts one (12). CJK and full-width punctuation separate
-  // and weigh 0; combining marks stay on their letter.
-  const WHOLE = 12;
-  const DENSE = [
-    [0x3400, 0x4dbf, 6], [0x4e00, 0x9fff, 6], [0xf900, 0xfaff, 6], [0x20000, 0x2ffff, 6],
-    [0x3040, 0x30ff, 4], [0x31f0, 0x31ff, 4], [0xff66, 0xff9f, 4],
-    [0x0e00, 0x0eff, 3], [0x1000, 0x109f, 3], [0x1780, 0x17ff, 3],
-  ];
-  const SPACE = /\s/;
-  const MARK = /\p{M}/u;
-  const ALNUM = /[\p{L}\p{N}]/u;
-
-  /** Twelfths of a word for one code point of a script without spaces, else 0. @param {number} cp */
-  function weight(cp) {
-    if (cp < 0x0e00) return 0;
-    for (const [first, last, w] of DENSE) if (cp >= first && cp <= last) return w;
-    return 0;
-  }
 
   /**
-   * Units of `s`: [start, end, twelfths] for each word between separators and each
-   * character of a script without spaces (UTF-16 offsets).
-   * @param {string} s @returns {[number, number, number][]}
+   * One run of `chunk`: its limits and options, the budget left, and what it has kept.
+   * @typedef {{L: typeof LIMITS, options: ChunkOptions, remaining: number, nodes: number,
+   *   order: number, truncated: boolean, stop: boolean, out: Candidate[],
+   *   droppedShort: number, droppedLow: number}} Run
    */
-  function units(s) {
-    /** @type {[number, number, number][]} */
-    const out = [];
-    let start = -1;
-    /** @type {[number, number, number] | null} */
-    let last = null; // the dense unit a combining mark joins (Thai vowels and tone marks)
-    for (let i = 0; i < s.length; ) {
-      const cp = /** @type {number} */ (s.codePointAt(i));
-      const size = cp > 0xffff ? 2 : 1;
-      const ch = s.slice(i, i + size);
-      if (last && MARK.test(ch)) {
-        last[1] = i + size;
-        i += size;
-        continue;
-      }
-      if (last) out.push(last);
-      last = null;
-      const w = weight(cp);
-      const sep = SPACE.test(ch) || (cp >= 0x3000 && cp <= 0x303f) || (cp >= 0xff00 && cp <= 0xff65 && !ALNUM.test(ch));
-      if (w || sep) {
-        if (start >= 0) out.push([start, i, WHOLE]);
-        start = -1;
-        if (w) last = [i, i + size, w];
-      } else if (start < 0) start = i;
-      i += size;
-    }
-    if (last) out.push(last);
-    if (start >= 0) out.push([start, s.length, WHOLE]);
-    return out;
-  }
-
-  /** Words in `s`, every script measured (rounded up over the whole text). @param {string} s */
-  function countWords(s) {
-    let t = 0;
-    for (const u of units(s)) t += u[2];
-    return Math.ceil(t / WHOLE);
-  }
 
   /** @param {any} node */
   function tagOf(node) {
     return String(node.localName || node.nodeName || "").toLowerCase();
   }
 
-  /** @param {any} el */
+  /** @param {any} el @param {string} name */
   function attr(el, name) {
     try {
       return typeof el.getAttribute === "function" ? el.getAttribute(name) : null;
@@ -203,34 +149,13 @@
     return Boolean(only && !only.nextSibling && only.nodeType === 3 && PERMALINK_TEXT.test(String(only.data ?? "")));
   }
 
-  /** @param {any} el */
+  /** @param {any} el @param {string} tag */
   function navLike(el, tag) {
     if (NAV_TAGS.has(tag)) return true;
     const role = attr(el, "role");
     if (role && NAV_ROLES.has(role.toLowerCase())) return true;
     const hint = `${attr(el, "class") || ""} ${attr(el, "id") || ""}`;
     return hint.length < 300 && NAV_HINT.test(hint);
-  }
-
-  /**
-   * Quality in [0, 1]: rewards sentences, length, headings and lists;
-   * penalises link-heavy, navigation and boilerplate text.
-   * @param {Agg} a @param {string} text
-   */
-  function quality(a, text) {
-    let q = 0.5;
-    if (a.words >= 40) q += 0.15;
-    else if (a.words >= 20) q += 0.05;
-    else if (a.words < 12) q -= 0.15;
-    if (a.heading) q += 0.1;
-    if (a.chars > 0 && a.listChars / a.chars > 0.3) q += 0.05;
-    if (SENTENCE_END.test(text)) q += 0.1;
-    const linkDensity = a.chars > 0 ? a.linkChars / a.chars : 0;
-    if (linkDensity > 0.3) q -= 0.45 * linkDensity;
-    const navShare = a.chars > 0 ? a.navChars / a.chars : 0;
-    q -= 0.3 * navShare;
-    if (BOILERPLATE.test(text)) q -= 0.2;
-    return Math.round(Math.min(1, Math.max(0, q)) * 1000) / 1000;
   }
 
   /** @param {string} text */
@@ -241,238 +166,190 @@
       .trim();
   }
 
-  /**
-   * Split `text` into consecutive pieces of at most maxWords words and maxChars chars, cut
-   * where a unit starts (a single unit longer than maxChars is cut hard); pieces are trimmed
-   * slices of `text` that together hold all of it but whitespace.
-   * @param {string} text @param {number} maxWords @param {number} maxChars
-   */
-  function splitLong(text, maxWords, maxChars) {
-    const limit = Math.max(1, maxWords) * WHOLE;
-    /** @type {string[]} */
-    const pieces = [];
-    let start = -1;
-    let total = 0;
-    /** The piece open since `start`, up to `end` (where the next unit starts). @param {number} end */
-    const close = (end) => {
-      if (start >= 0) {
-        const p = text.slice(start, end).trim();
-        if (p) pieces.push(p);
-      }
-      start = -1;
-      total = 0;
+  // ---- aggregates ------------------------------------------------------------------------
+
+  /** @param {Run} run @param {string} t @param {Flags} flags @returns {Agg} */
+  function makeAgg(run, t, flags) {
+    const chars = t.trim().length;
+    return {
+      text: t,
+      words: countWords(t),
+      order: run.order++,
+      chars,
+      linkChars: flags.link ? chars : 0,
+      navChars: flags.nav ? chars : 0,
+      listChars: flags.list ? chars : 0,
+      heading: flags.heading && chars > 0,
     };
-    for (let [s, e, w] of units(text)) {
-      while (e - s > maxChars) {
-        close(s);
-        pieces.push(text.slice(s, s + maxChars));
-        s += maxChars;
-      }
-      if (start >= 0 && (total + w > limit || e - start > maxChars)) close(s);
-      if (start < 0) start = s;
-      total += w;
+  }
+
+  /** @param {Agg} a @param {Agg} b */
+  function merge(a, b) {
+    a.text += b.text;
+    a.words += b.words;
+    a.chars += b.chars;
+    a.linkChars += b.linkChars;
+    a.navChars += b.navChars;
+    a.listChars += b.listChars;
+    a.heading = a.heading || b.heading;
+    if (a.words === b.words) a.order = b.order; // `a` held only whitespace
+  }
+
+  /** @param {Run} run @param {Agg} a @param {Agg} b */
+  function fits(run, a, b) {
+    return a.words + b.words <= run.L.maxWords && a.text.length + b.text.length < run.L.maxPassageChars;
+  }
+
+  // ---- stage 1: text ---------------------------------------------------------------------
+
+  /**
+   * A text node's text, within what is left of the budget, as an aggregate; text longer
+   * than a passage is cut into passages at once and its last piece handed on.
+   * @param {Run} run @param {string} raw @param {Flags} flags @returns {Agg|null}
+   */
+  function readText(run, raw, flags) {
+    if (run.remaining <= 0) {
+      run.truncated = true;
+      run.stop = true;
+      return null;
     }
-    close(text.length);
-    return pieces;
+    let s = raw;
+    if (s.length > run.remaining) {
+      s = s.slice(0, run.remaining);
+      run.truncated = true;
+    }
+    run.remaining -= s.length;
+    s = s.replace(/\s+/g, " ");
+    if (!s) return null;
+    if (countWords(s) <= run.L.maxWords && s.length <= run.L.maxPassageChars) return makeAgg(run, s, flags);
+    const pieces = splitLong(s.trim(), run.L.maxWords, run.L.maxPassageChars);
+    for (let i = 0; i < pieces.length - 1; i++) flush(run, makeAgg(run, pieces[i], flags));
+    return makeAgg(run, pieces[pieces.length - 1], flags);
+  }
+
+  // ---- stage 2: walk ---------------------------------------------------------------------
+
+  /**
+   * Returns the aggregate this subtree hands to its parent for merging, or
+   * null when it emitted its own passages (or had no text).
+   * @param {Run} run @param {any} node @param {number} depth @param {Flags} flags
+   * @returns {Agg|null}
+   */
+  function walk(run, node, depth, flags) {
+    if (run.stop) return null;
+    if (++run.nodes > run.L.maxNodes) {
+      run.truncated = true;
+      run.stop = true;
+      return null;
+    }
+    const type = node.nodeType;
+    if (type === 3 || type === 4) return readText(run, String(node.data ?? node.textContent ?? ""), flags);
+    if (type !== 1 && type !== 9 && type !== 11) return null; // comments, PIs, doctypes
+    if (depth > run.L.maxDepth) {
+      run.truncated = true;
+      return null;
+    }
+    const tag = type === 1 ? tagOf(node) : "";
+    if (type === 1 && (SKIP.has(tag) || hidden(node, run.options))) return null;
+    if (tag === "a" && permalink(node)) return null;
+    if (tag === "br") return makeAgg(run, "\n", PLAIN); // a line break joins its neighbours
+    const inner =
+      type === 1
+        ? {
+            link: flags.link || tag === "a",
+            nav: flags.nav || navLike(node, tag),
+            list: flags.list || LIST.has(tag),
+            heading: flags.heading || HEADING.has(tag),
+          }
+        : flags;
+    const { cur, emitted } = mergeChildren(run, node, depth, inner);
+    if (run.stop || emitted) {
+      flush(run, cur);
+      return null;
+    }
+    // Blocks keep their text apart from their neighbours' with a line break.
+    if (cur && (BLOCK.has(tag) || SECTION.has(tag))) cur.text = `\n${cur.text}\n`;
+    return cur;
   }
 
   /**
-   * Cut the subtree under `root` into passages.
-   * @param {Node} root @param {ChunkOptions} [options] @returns {ChunkResult}
+   * An element's children, walked and merged greedily into aggregates; a section break
+   * flushes what came before it (and itself, unless it is a heading, which stays open for
+   * the text under it). `cur` is what is still open; `emitted`, whether passages were kept.
+   * @param {Run} run @param {any} node @param {number} depth @param {Flags} flags
+   * @returns {{cur: Agg|null, emitted: boolean}}
    */
-  function chunk(root, options = {}) {
-    const L = { ...LIMITS, ...(options.limits || {}) };
-    const ctx = {
-      remaining: L.maxCharsRead,
-      nodes: 0,
-      order: 0,
-      truncated: false,
-      stop: false,
-      /** @type {{text: string, order: number, words: number, quality: number}[]} */
-      out: [],
-      droppedShort: 0,
-      droppedLow: 0,
-    };
-
-    /** @param {Agg|null} a */
-    function flush(a) {
-      if (!a || a.words === 0) return;
-      const text = tidy(a.text);
-      const words = countWords(text);
-      if (words < L.minWords) {
-        ctx.droppedShort++;
-        return;
-      }
-      const q = quality(a, text);
-      if (q < L.minQuality) {
-        ctx.droppedLow++;
-        return;
-      }
-      ctx.out.push({ text, order: a.order, words, quality: q });
-      if (ctx.out.length >= L.maxCandidates) {
-        ctx.stop = true;
-        ctx.truncated = true;
-      }
-    }
-
-    /** @param {Agg} a @param {Agg} b */
-    function merge(a, b) {
-      a.text += b.text;
-      a.words += b.words;
-      a.chars += b.chars;
-      a.linkChars += b.linkChars;
-      a.navChars += b.navChars;
-      a.listChars += b.listChars;
-      a.heading = a.heading || b.heading;
-      if (a.words === b.words) a.order = b.order; // `a` held only whitespace
-    }
-
-    /** @param {Agg} a @param {Agg} b */
-    function fits(a, b) {
-      return a.words + b.words <= L.maxWords && a.text.length + b.text.length < L.maxPassageChars;
-    }
-
-    /** @returns {Agg} */
-    function lineBreak() {
-      return {
-        text: "\n", words: 0, order: ctx.order++, chars: 0,
-        linkChars: 0, navChars: 0, listChars: 0, heading: false,
-      };
-    }
-
-    /**
-     * @param {string} raw
-     * @param {{link: boolean, nav: boolean, list: boolean, heading: boolean}} flags
-     * @returns {Agg|null}
-     */
-    function textNode(raw, flags) {
-      if (ctx.remaining <= 0) {
-        ctx.truncated = true;
-        ctx.stop = true;
-        return null;
-      }
-      let s = raw;
-      if (s.length > ctx.remaining) {
-        s = s.slice(0, ctx.remaining);
-        ctx.truncated = true;
-      }
-      ctx.remaining -= s.length;
-      s = s.replace(/\s+/g, " ");
-      if (!s) return null;
-      const words = countWords(s);
-      /** @param {string} t @returns {Agg} */
-      const make = (t) => {
-        const chars = t.trim().length;
-        return {
-          text: t,
-          words: countWords(t),
-          order: ctx.order++,
-          chars,
-          linkChars: flags.link ? chars : 0,
-          navChars: flags.nav ? chars : 0,
-          listChars: flags.list ? chars : 0,
-          heading: flags.heading && chars > 0,
-        };
-      };
-      if (words <= L.maxWords && s.length <= L.maxPassageChars) return make(s);
-      const pieces = splitLong(s.trim(), L.maxWords, L.maxPassageChars);
-      for (let i = 0; i < pieces.length - 1; i++) flush(make(pieces[i]));
-      return make(pieces[pieces.length - 1]);
-    }
-
-    /**
-     * Returns the aggregate this subtree hands to its parent for merging, or
-     * null when it emitted its own passages (or had no text).
-     * @param {any} node @param {number} depth
-     * @param {{link: boolean, nav: boolean, list: boolean, heading: boolean}} flags
-     * @returns {Agg|null}
-     */
-    function walk(node, depth, flags) {
-      if (ctx.stop) return null;
-      if (++ctx.nodes > L.maxNodes) {
-        ctx.truncated = true;
-        ctx.stop = true;
-        return null;
-      }
-      const type = node.nodeType;
-      if (type === 3 || type === 4) return textNode(String(node.data ?? node.textContent ?? ""), flags);
-      if (type !== 1 && type !== 9 && type !== 11) return null; // comments, PIs, doctypes
-      if (depth > L.maxDepth) {
-        ctx.truncated = true;
-        return null;
-      }
-      const tag = type === 1 ? tagOf(node) : "";
-      if (type === 1 && (SKIP.has(tag) || hidden(node, options))) return null;
-      if (tag === "a" && permalink(node)) return null;
-      if (tag === "br") return lineBreak();
-      const childFlags =
-        type === 1
-          ? {
-              link: flags.link || tag === "a",
-              nav: flags.nav || navLike(node, tag),
-              list: flags.list || LIST.has(tag),
-              heading: flags.heading || HEADING.has(tag),
-            }
-          : flags;
-
-      /** @type {Agg|null} */
-      let cur = null;
-      let emitted = false;
-      for (let child = node.firstChild; child && !ctx.stop; child = child.nextSibling) {
-        const ctag = child.nodeType === 1 ? tagOf(child) : "";
-        const section = SECTION.has(ctag);
-        const c = walk(child, depth + 1, childFlags);
-        if (section) {
-          // Nothing before a section break joins it or what follows it.
-          if (cur && cur.words > 0) {
-            flush(cur);
-            emitted = true;
-          }
-          cur = null;
-        }
-        if (!c) {
-          if (section) emitted = true;
-          continue;
-        }
-        if (cur && fits(cur, c) && !section) {
-          merge(cur, c);
-        } else {
-          if (cur && cur.words > 0) {
-            flush(cur);
-            emitted = true;
-          }
-          cur = c;
-        }
-        if (section && !HEADING.has(ctag)) {
-          flush(cur);
+  function mergeChildren(run, node, depth, flags) {
+    /** @type {Agg|null} */
+    let cur = null;
+    let emitted = false;
+    for (let child = node.firstChild; child && !run.stop; child = child.nextSibling) {
+      const ctag = child.nodeType === 1 ? tagOf(child) : "";
+      const section = SECTION.has(ctag);
+      const c = walk(run, child, depth + 1, flags);
+      if (section) {
+        // Nothing before a section break joins it or what follows it.
+        if (cur && cur.words > 0) {
+          flush(run, cur);
           emitted = true;
-          cur = null;
         }
+        cur = null;
       }
-      if (ctx.stop) {
-        flush(cur);
-        return null;
+      if (!c) {
+        if (section) emitted = true;
+        continue;
       }
-      if (emitted) {
-        flush(cur);
-        return null;
+      if (cur && fits(run, cur, c) && !section) {
+        merge(cur, c);
+      } else {
+        if (cur && cur.words > 0) {
+          flush(run, cur);
+          emitted = true;
+        }
+        cur = c;
       }
-      // Blocks keep their text apart from their neighbours' with a line break.
-      if (cur && (BLOCK.has(tag) || SECTION.has(tag))) cur.text = `\n${cur.text}\n`;
-      return cur;
+      if (section && !HEADING.has(ctag)) {
+        flush(run, cur);
+        emitted = true;
+        cur = null;
+      }
     }
+    return { cur, emitted };
+  }
 
-    const rest = walk(root, 0, { link: false, nav: false, list: false, heading: false });
-    flush(rest);
+  // ---- stage 3: passages -----------------------------------------------------------------
 
-    // Positions follow document order (title = 0); when there are more
-    // candidates than slots, the best ones are kept, still in document order.
-    const candidates = ctx.out.sort((a, b) => a.order - b.order);
+  /** An aggregate kept as a candidate passage, or counted as dropped. @param {Run} run @param {Agg|null} a */
+  function flush(run, a) {
+    if (!a || a.words === 0) return;
+    const text = tidy(a.text);
+    const words = countWords(text);
+    if (words < run.L.minWords) {
+      run.droppedShort++;
+      return;
+    }
+    const q = passageQuality(text, a);
+    if (q < run.L.minQuality) {
+      run.droppedLow++;
+      return;
+    }
+    run.out.push({ text, order: a.order, words, quality: q });
+    if (run.out.length >= run.L.maxCandidates) {
+      run.stop = true;
+      run.truncated = true;
+    }
+  }
+
+  // ---- stage 4: choose -------------------------------------------------------------------
+
+  /**
+   * Positions follow document order (title = 0); when there are more candidates than
+   * slots, the best ones are kept, still in document order.
+   * @param {Candidate[]} candidates (in document order) @param {string} title @param {typeof LIMITS} L
+   * @returns {Passage[]}
+   */
+  function choose(candidates, title, L) {
     const ranked = candidates.map((p, i) => ({ ...p, position: i + 1 }));
-    const title = String(options.title || "")
-      .replace(/\s+/g, " ")
-      .trim()
-      .slice(0, L.maxTitleChars);
     const slots = Math.max(0, L.maxPassages - (title ? 1 : 0));
     let chosen = ranked;
     if (ranked.length > slots) {
@@ -485,19 +362,33 @@
     const passages = [];
     if (title) passages.push({ text: title, position: 0, quality: 1 });
     for (const p of chosen) passages.push({ text: p.text, position: p.position, quality: p.quality });
-    return {
-      passages,
-      candidates: candidates.length,
-      dropped_short: ctx.droppedShort,
-      dropped_low_quality: ctx.droppedLow,
-      nodes: ctx.nodes,
-      chars_read: L.maxCharsRead - ctx.remaining,
-      truncated: ctx.truncated,
-    };
+    return passages;
   }
 
-  /** Pieces of at most maxWords words (no character cap): the host's units.cut. */
-  const cut = (/** @type {string} */ text, /** @type {number} */ maxWords) => splitLong(text, maxWords, Infinity);
+  /**
+   * Cut the subtree under `root` into passages.
+   * @param {Node} root @param {ChunkOptions} [options] @returns {ChunkResult}
+   */
+  function chunk(root, options = {}) {
+    const L = { ...LIMITS, ...(options.limits || {}) };
+    /** @type {Run} */
+    const run = {
+      L, options, remaining: L.maxCharsRead, nodes: 0, order: 0, truncated: false, stop: false,
+      out: [], droppedShort: 0, droppedLow: 0,
+    };
+    flush(run, walk(run, root, 0, PLAIN));
+    const candidates = run.out.sort((a, b) => a.order - b.order);
+    const title = String(options.title || "").replace(/\s+/g, " ").trim().slice(0, L.maxTitleChars);
+    return {
+      passages: choose(candidates, title, L),
+      candidates: candidates.length,
+      dropped_short: run.droppedShort,
+      dropped_low_quality: run.droppedLow,
+      nodes: run.nodes,
+      chars_read: L.maxCharsRead - run.remaining,
+      truncated: run.truncated,
+    };
+  }
 
   globalThis.RewindChunker = Object.freeze({ chunk, countWords, cut, LIMITS });
 }

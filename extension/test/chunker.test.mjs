@@ -169,11 +169,13 @@ test("a custom isHidden hook (computed styles in the browser) is honoured", () =
   assert.deepEqual(passages.map((p) => p.text), ["visible text with five words"]);
 });
 
-test("injecting the script twice is harmless (a block, not top-level declarations)", async () => {
+test("injecting the scripts twice is harmless (blocks, not top-level declarations)", async () => {
   const first = globalThis.RewindChunker;
-  await import(`../content/chunker.js?again=${Date.now()}`);
+  for (const name of ["units", "quality", "chunker"]) await import(`../content/${name}.js?again=${Date.now()}`);
   assert.notEqual(globalThis.RewindChunker, undefined);
   assert.equal(typeof globalThis.RewindChunker.chunk, "function");
+  assert.equal(typeof globalThis.RewindQuality.passageQuality, "function");
+  assert.equal(typeof globalThis.RewindUnits.countWords, "function");
   assert.ok(first);
 });
 

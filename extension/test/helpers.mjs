@@ -9,6 +9,8 @@ import { parseHTML } from "linkedom";
 const HERE = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 
+await import("../content/units.js");
+await import("../content/quality.js");
 await import("../content/chunker.js");
 await import("../content/extract.js");
 

@@ -30,6 +30,8 @@ test("content hash: stable, and changes with text or position", async () => {
 });
 
 test("the host's capture limits become the chunker's, bad or missing ones keep its defaults", async () => {
+  await import("../content/units.js");
+  await import("../content/quality.js");
   await import("../content/chunker.js");
   const chunker = /** @type {any} */ (globalThis).RewindChunker;
   for (const ours of Object.values(CAPTURE_KEYS)) assert.ok(ours in chunker.LIMITS, `${ours} is a chunker limit`);

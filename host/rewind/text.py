@@ -1,8 +1,11 @@
 """Words and sentences: the one place that says what a word, a sentence and a stop word are.
 
-BM25's analyzer (index/derived/text_index.py), keyword-style queries (search/fusion.py), the
-packing of sources (answers/context.py) and the citation checker (answers/citations.py)
-all read text through these functions, so they agree on it.
+BM25's analyzer (index/derived/text_index.py: its stop words), the form of a query
+(search/query_form.py), the chunker's cuts (capture/chunker.py), the packing of sources
+(answers/packing.py), the citation checker (answers/citations.py) and extractive answers
+(answers/extractive.py) all read text through these functions, so they agree on it. How
+long text is in every script (a Han character half a word) is capture/units.py's, the twin
+of the extension's.
 This module must never import anything heavy: it is plain string work.
 """
 
@@ -34,8 +37,19 @@ NOT_CLAIMS: frozenset[str] = frozenset(
     "source sources page pages history yes ok okay sure now".split())
 
 _WORD = re.compile(r"[a-z0-9]+")
-# A sentence ends at . ! ? followed by space, or at a line break.
+_TERM = re.compile(r"[\w'-]+")
+_LETTER_WORD = re.compile(r"[A-Za-z][\w'-]*")
+# A capitalised word that opens neither the text nor a sentence in it.
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z][\w'-]*")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+# In an answer (and the passages it quotes) a sentence ends at . ! ? followed by space,
+# or at a line break (a list item, a heading).
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+# Where a long block of a page is cut (capture/chunker.py): at . ! ? followed by space, or
+# after a CJK full stop 。！？ (those scripts put no space after it). Blocks hold no line
+# breaks (extraction folds whitespace). Answers do not split at 。！？ yet: doing so would
+# change how a Chinese or Japanese answer is checked.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
 def words(text: str) -> list[str]:
@@ -43,8 +57,50 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def spaced_words(text: str) -> list[str]:
+    """Words between spaces, as written: what a length limit on a sentence, a title or a
+    query counts (capture/units.py measures text in every script)."""
+    return text.split()
+
+
+def terms(text: str) -> list[str]:
+    """Lower-case runs of word characters, apostrophes and hyphens ("rng-pruning", "don't"):
+    the words of a query as a person typed them (lib/query-form.js reads them the same way)."""
+    return _TERM.findall(text.lower())
+
+
+def letter_words(text: str) -> list[str]:
+    """Words as written (case kept) that start with an ASCII letter, apostrophes and hyphens
+    inside: what a heading's capitals and a question's names are judged on."""
+    return _LETTER_WORD.findall(text)
+
+
+def names(text: str) -> list[str]:
+    """Capitalised words that open neither `text` nor a sentence in it: what a name looks
+    like ("Guido", not "The")."""
+    return _NAME.findall(text)
+
+
+def numbers(text: str) -> list[str]:
+    """Numbers as written ("42", "3.14"): a detail a source must contain to back a claim."""
+    return _NUMBER.findall(text)
+
+
 def sentences(text: str) -> list[str]:
+    """The sentences of an answer or a passage (SENTENCE_BREAK), stripped, none empty."""
     return [s.strip() for s in SENTENCE_BREAK.split(text) if s and s.strip()]
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of a page's block (SENTENCE_END), the separators left
+    out; the last one runs to the end of `text` (and may be empty)."""
+    spans, pos = [], 0
+    for m in SENTENCE_END.finditer(text):
+        if m.end() > pos and m.start() >= pos:
+            spans.append((pos, m.start()))
+            pos = m.end()
+    spans.append((pos, len(text)))
+    return spans
 
 
 def stem(w: str) -> str:

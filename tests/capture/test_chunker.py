@@ -1,8 +1,9 @@
 import json
 from pathlib import Path
 
-from rewind.capture.chunker import approx_tokens, chunk_blocks, quality
+from rewind.capture.chunker import approx_tokens, chunk_blocks
 from rewind.capture.extract import Block
+from rewind.capture.quality import passage_quality
 from rewind.capture.units import count_words
 from rewind.config import Settings
 
@@ -57,9 +58,21 @@ def test_max_passages():
 
 
 def test_quality_prefers_structured_prose_over_menus():
-    prose = quality(words(120), {"heading", "text"})
-    menu = quality("Home | About | Us | Go | To | A | B | C | Sign up", {"text"})
-    assert prose > menu
+    """The extension's formula (capture/quality.py, shared cases in test_quality.py)."""
+    _, prose = chunk_blocks([Block("Section", "heading", True), Block(words(119) + ".")], S)
+    _, menu = chunk_blocks([Block("Home | About | Us | Go | To | A | B | Sign up for it")], S)
+    assert prose[0].quality == 0.85 and menu[0].quality == 0.3
+
+
+def test_quality_reads_the_groups_structure():
+    """A heading and list items count for every passage of their group; blocks carry no
+    links or navigation."""
+    blocks = [Block("Steps", "heading", True), Block(words(30), "list"), Block(words(10))]
+    _, chunks = chunk_blocks(blocks, S)
+    text = chunks[0].text
+    chars = sum(len(b.text) for b in blocks)
+    assert chunks[0].quality == passage_quality(
+        text, 41, heading=True, chars=chars, list_chars=len(blocks[1].text)) == 0.8
 
 
 def test_words_as_the_extension_counts_them():

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..config import Settings
-from ..text import SENTENCE_BREAK, content_words, words
+from ..text import SENTENCE_BREAK, content_words, letter_words, numbers, spaced_words, words
 from .packing import Source
 
 # [Source 1], [Sources 1 and 2], [Source 1, Source 3], [1], (Source 2) — but not a bare
@@ -51,7 +51,6 @@ _LEAD_IN = re.compile(
 )
 _QUESTION_LABEL = re.compile(r"^\s*(?:question|q)\s*\d*\s*[:.]", re.IGNORECASE)
 _YES_NO = re.compile(r"^\s*(?:yes|no)\b[\s,.!]*$", re.IGNORECASE)
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _END = re.compile(r"[.!?][\"'”’)\]]*$")
 _SMALL = frozenset("a an and as at but by for from in into of on or the to with".split())
 
@@ -109,9 +108,9 @@ def fragment_kind(body: str, titles: Sequence[str] = ()) -> str | None:
     for title in titles:
         theirs = content_words(title)
         if mine and theirs and len(mine & theirs) >= 0.8 * len(mine) and len(
-                stripped.split()) <= len(title.split()) + 4:
+                spaced_words(stripped)) <= len(spaced_words(title)) + 4:
             return "title"
-    tokens = [w for w in re.findall(r"[A-Za-z][\w'-]*", stripped)]
+    tokens = letter_words(stripped)
     if 0 < len(tokens) <= 10 and not _END.search(stripped):
         capital = [w for w in tokens if w.lower() not in _SMALL]
         if capital and sum(w[0].isupper() for w in capital) >= 0.75 * len(capital):
@@ -237,13 +236,13 @@ def check_answer(
             checks.append(SentenceCheck(body, cited, [], kinds[i] or "no_claim", 0.0, None))
             continue
         claimed = key - asked or key  # what it adds to the question (all, if nothing)
-        numbers = set(_NUMBER.findall(body))
+        details = set(numbers(body))
         vec = claim_vecs.get(i)
         support: dict[int, float] = {}
         quote: dict[int, str] = {}
         for n, src in by_n.items():
             cos = (vecs[n] @ vec) if vec is not None and n in vecs else None
-            scores = [_support(claimed, numbers, None if cos is None else float(cos[j]),
+            scores = [_support(claimed, details, None if cos is None else float(cos[j]),
                                words_of[n][j], t, settings) for j, t in enumerate(src.texts)]
             if scores:
                 j = int(np.argmax(scores))

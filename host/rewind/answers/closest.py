@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..text import content_words, sentences
+from ..text import content_words, sentences, spaced_words
 from .citations import Embed
 from .packing import Source
 
@@ -65,7 +65,7 @@ def quote(question: str, passage: str, title: str, embed: Embed | None,
           qvec: np.ndarray | None, max_words: int = QUOTE_WORDS) -> str:
     """`passage`, or the run of its sentences most about `question` within `max_words`."""
     sents = sentences(passage)
-    if len(passage.split()) <= max_words or not sents:
+    if len(spaced_words(passage)) <= max_words or not sents:
         return passage
     qwords = content_words(question)
     overlap = np.array([len(qwords & content_words(s)) / (len(qwords) or 1) for s in sents])
@@ -75,16 +75,16 @@ def quote(question: str, passage: str, title: str, embed: Embed | None,
         score = 0.7 * sims + 0.3 * overlap
     best = int(np.argmax(score))
     lo = hi = best  # the window: sentences lo..hi
-    size = len(sents[best].split())
+    size = len(spaced_words(sents[best]))
     while True:  # grow by the better neighbour that still fits, the next one first on ties
         options = [i for i in (hi + 1, lo - 1) if 0 <= i < len(sents)
-                   and size + len(sents[i].split()) <= max_words]
+                   and size + len(spaced_words(sents[i])) <= max_words]
         if not options:
             break
         i = max(options, key=lambda i: (score[i], i))
-        size += len(sents[i].split())
+        size += len(spaced_words(sents[i]))
         lo, hi = min(lo, i), max(hi, i)
-    words = " ".join(sents[lo:hi + 1]).split()
+    words = spaced_words(" ".join(sents[lo:hi + 1]))
     cut_end = hi < len(sents) - 1 or len(words) > max_words
     text = " ".join(words[:max_words])
     return ("… " if lo > 0 else "") + text + (" …" if cut_end else "")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import Settings
-from ..text import content_words, sentences
+from ..text import content_words, letter_words, names, sentences, spaced_words
 from .citations import Embed, is_answer_sentence, with_citations
 from .packing import Source
 
@@ -63,9 +63,9 @@ def holds(sentence: str, kind: str | None, question: str) -> bool:
         return bool(_YEARISH.search(sentence))
     if kind == "a number":
         return bool(_NUMBERISH.search(sentence))
-    asked = {w.lower() for w in re.findall(r"[A-Za-z][\w'-]*", question)}
-    names = re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z][\w'-]*", sentence.strip())
-    return any(n.lower() not in asked for n in names)  # a name the question did not say
+    asked = {w.lower() for w in letter_words(question)}
+    # a name the question did not say
+    return any(n.lower() not in asked for n in names(sentence.strip()))
 
 
 @dataclass
@@ -84,7 +84,7 @@ def candidates(sources: Sequence[Source], settings: Settings, limit: int = 60
             for k, sent in enumerate(sentences(passage)):
                 sent = sent.strip(" …")
                 if (len(content_words(sent)) >= settings.citation_min_words
-                        and len(sent.split()) <= MAX_WORDS
+                        and len(spaced_words(sent)) <= MAX_WORDS
                         and is_answer_sentence(sent, titles)):
                     out.append(Candidate(src.n, (src.n, j, k), sent))
     return out[:limit]

@@ -5,23 +5,24 @@ break (a heading starts a new passage and stays with its text); a block longer
 than that is split at sentence ends; passages under `min_passage_words` are
 dropped; no passage is longer than the embedding model's token limit. Each
 passage keeps its position and its character span in the page text (the
-blocks joined by blank lines). Words are counted by units.py, so that Chinese, Japanese
-and Thai (no spaces) are measured too; sentences end at . ! ? and at 。！？. The
+blocks joined by blank lines), and its quality (quality.py, the extension's formula).
+Words are counted by units.py, so that Chinese, Japanese and Thai (no spaces) are
+measured too; sentences end where text.py says (at . ! ? and at 。！？). The
 extension's content script does the same for pages in the browser (content/chunker.js).
 This module must never drop text silently beyond the documented limits.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..config import Settings
+from ..text import sentence_spans
 from .extract import Block
+from .quality import passage_quality
 from .units import count_words, cut
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 SEPARATOR = "\n\n"
 
 
@@ -38,19 +39,37 @@ def approx_tokens(text: str) -> int:
     return int(count_words(text) * 1.3) + 2
 
 
+@dataclass
+class _Group:
+    """Neighbouring blocks merged into one passage-to-be, with what its quality reads."""
+    start: int  # offsets in the page text
+    end: int
+    parts: list[str] = field(default_factory=list)
+    kinds: set[str] = field(default_factory=set)
+    words: int = 0
+    chars: int = 0  # the blocks' text
+    list_chars: int = 0  # of it, in list items
+
+    def add(self, block: Block, end: int, words: int) -> None:
+        self.parts.append(block.text)
+        self.kinds.add(block.kind)
+        self.end = end
+        self.words += words
+        self.chars += len(block.text)
+        self.list_chars += len(block.text) if block.kind == "list" else 0
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.parts)
+
+
 def _split_long(text: str, max_words: int) -> list[str]:
     """Split one long block at sentence ends (or hard at max_words) into <= max_words
     pieces, each a slice of `text`."""
     pieces: list[str] = []
     start = end = words = 0
     open_piece = False
-    sentences, pos = [], 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.end() > pos and m.start() >= pos:
-            sentences.append((pos, m.start()))
-            pos = m.end()
-    sentences.append((pos, len(text)))
-    for s, e in sentences:
+    for s, e in sentence_spans(text):
         n = count_words(text[s:e])
         if n == 0:
             continue
@@ -69,21 +88,12 @@ def _split_long(text: str, max_words: int) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
-def quality(text: str, kinds: set[str]) -> float:
-    """0..1: structure and length raise it (seed 001); link-list and boilerplate lower it."""
-    words = text.split()
-    score = 0.4
-    if "heading" in kinds:
-        score += 0.15
-    if "list" in kinds:
-        score += 0.05
-    n = count_words(text)
-    score += 0.3 * min(n, 100) / 100  # 100-200 words is the sweet spot
-    if words and sum(1 for w in words if len(w) <= 2) / len(words) > 0.6:  # menus, numbers
-        score -= 0.2
-    if re.search(r"(?i)\b(cookie|subscribe|sign up|all rights reserved|privacy policy)\b", text):
-        score -= 0.15
-    return round(max(0.0, min(1.0, score)), 3)
+def quality(text: str, group: _Group) -> float:
+    """The passage's quality (quality.py): a piece of a group is judged by its own words and
+    text and by the group's structure (a heading, its share of list items). Blocks carry no
+    links or navigation (extract.py leaves nav, header, footer and aside out)."""
+    return passage_quality(text, count_words(text), heading="heading" in group.kinds,
+                           chars=group.chars, list_chars=group.list_chars)
 
 
 def chunk_blocks(
@@ -105,22 +115,19 @@ def chunk_blocks(
         pos += len(b.text) + len(SEPARATOR)
     page_text = SEPARATOR.join(page_parts)
 
-    # Group blocks: (start offset, end offset, text, kinds)
-    groups: list[tuple[int, int, str, set[str]]] = []
-    cur_text: list[str] = []
-    cur_kinds: set[str] = set()
-    cur_start = cur_end = 0
-    cur_words = 0
+    groups: list[_Group] = []
+    cur: _Group | None = None
 
     def close() -> None:
-        nonlocal cur_text, cur_kinds, cur_words
-        if cur_text:
-            groups.append((cur_start, cur_end, " ".join(cur_text), cur_kinds))
-        cur_text, cur_kinds, cur_words = [], set(), 0
+        nonlocal cur
+        if cur is not None:
+            groups.append(cur)
+        cur = None
 
     for block, start in zip(blocks, offsets, strict=True):
         words = count_words(block.text)
-        only_headings = bool(cur_text) and cur_kinds == {"heading"}
+        # a heading stays with the text that follows it
+        only_headings = cur is not None and cur.kinds == {"heading"}
         if (block.hard_break_before or block.kind == "heading") and not only_headings:
             close()
         if words > max_words:
@@ -129,24 +136,22 @@ def chunk_blocks(
             for piece in _split_long(block.text, max_words):
                 found = page_text.find(piece, piece_start)
                 s = found if found >= 0 else piece_start
-                groups.append((s, min(s + len(piece), start + len(block.text)), piece,
-                               {block.kind}))
+                g = _Group(s, s)
+                g.add(Block(piece, block.kind), min(s + len(piece), start + len(block.text)),
+                      count_words(piece))
+                groups.append(g)
                 piece_start = s + 1
             continue
-        if cur_words + words > max_words:
+        if cur is not None and cur.words + words > max_words:
             close()
-        if not cur_text:
-            cur_start = start
-        cur_text.append(block.text)
-        cur_kinds.add(block.kind)
-        cur_end = start + len(block.text)
-        cur_words += words
-        if block.kind == "heading":
-            continue  # a heading stays with the text that follows it
+        if cur is None:
+            cur = _Group(start, start)
+        cur.add(block, start + len(block.text), words)
     close()
 
     chunks: list[Chunk] = []
-    for start, end, text, kinds in groups:
+    for group in groups:
+        start, end, text = group.start, group.end, group.text
         if count_words(text) < settings.min_passage_words:
             continue
         pieces = [text]
@@ -163,7 +168,7 @@ def chunk_blocks(
             pieces = nxt
         for p in pieces:
             text_cut = p[: settings.max_passage_chars]
-            chunks.append(Chunk(text_cut, len(chunks), (start, end), quality(text_cut, kinds)))
+            chunks.append(Chunk(text_cut, len(chunks), (start, end), quality(text_cut, group)))
         if max_passages is not None and len(chunks) >= max_passages:
             chunks = chunks[:max_passages]
             break

@@ -7,7 +7,7 @@ a word it carries for an embedding model (measured with multilingual-e5-small's 
 which sees ~1.3 tokens in an English word, ~1.5 chars a token in Chinese, ~2.8 in
 Japanese kana, ~3.5 in Thai): a Han character half a word, a kana a third, a Thai-family
 letter a quarter. English counts as it always did, so its limits are unchanged.
-Weights are integers in twelfths so that the extension's chunker (content/chunker.js),
+Weights are integers in twelfths so that the extension's twin (content/units.js),
 which does the same, agrees to the character (tests/data/chunk_units.json holds the cases
 both are tested on).
 This module must never change the text it measures or cuts: pieces are slices of it.

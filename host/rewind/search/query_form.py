@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import re
 
-from ..text import STOP_WORDS
+from ..text import STOP_WORDS, spaced_words, terms
 
 QUESTION_WORDS = ("what", "why", "how", "who", "when", "where", "which", "is", "are", "does",
                   "do", "did", "can", "could", "should", "explain", "compare")
 # An ASCII word boundary, as the extension's regular expression has it.
 _QUESTION_START = re.compile(rf"^(?:{'|'.join(QUESTION_WORDS)})(?![A-Za-z0-9_])")
-_WORD = re.compile(r"[\w'-]+")
 
 
 def looks_like_question(text: str) -> bool:
     """Three words or more, ending with "?" or starting with a question word."""
     s = text.strip().lower()
-    if len(s.split()) < 3:
+    if len(spaced_words(s)) < 3:
         return False
     return s.endswith("?") or _QUESTION_START.match(s) is not None
 
@@ -31,5 +30,5 @@ def looks_like_question(text: str) -> bool:
 def remembered_words(text: str, max_terms: int) -> bool:
     """A few content words and no function words ("RNG-pruning HNSW") read as words a
     person remembers from a page; a sentence ("how does HNSW prune ...") does not."""
-    words = _WORD.findall(text.lower())
+    words = terms(text)
     return 0 < len(words) <= max_terms and not any(w in STOP_WORDS for w in words)
