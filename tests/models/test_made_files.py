@@ -9,13 +9,15 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from conftest import SMOLLM
 from rewind.errors import Code, RewindError
 from rewind.models import made_files, packages, specs
 from rewind.models.gguf_convert import LLAMA_FTYPE_MOSTLY_Q8_0
 from test_packages import build_wheel, sha
 
 llama_cpp = pytest.importorskip("llama_cpp")
+# The offline default answering model: the one whose GGUF is made at install.
+SMOLLM = next(s.name for s in specs.load_specs().llm.values()
+              if any(f.made_by == "gguf_q8_0" for f in s.files))
 LLAMA_FTYPE_MOSTLY_Q4_1 = 3
 
 
