@@ -9,8 +9,13 @@
  * to `RewindChunker` with the host's limits, and masks personal data in every passage
  * with `RewindRedact` unless the person switched that off. Runs when the worker asks —
  * after the dwell threshold, and again within the worker's bounds — so text loaded late
- * or replaced by the page's scripts is captured as shown.
- * Never: execute, insert or render anything from the page (its text is data), send
+ * or replaced by the page's scripts is captured as shown. The live page is read in slices
+ * (visible.js `copySliced`, then one stage at a time), giving the page its thread back
+ * between them, within a wall-clock budget from the host's hello
+ * (`capture.extract_budget_ms`); a page that leaves too little time is skipped with that
+ * reason.
+ * Never: execute, insert or render anything from the page (its text is data), hold the
+ * page's thread for long (no long task: slices of a few ms), send
  * anything anywhere (the worker gets the return value of `run`), return text of a page
  * it refuses, touch a live node (the copy is detached), or expose itself to the page (it
  * lives in the extension's isolated world).
@@ -76,11 +81,20 @@
    * @param {Document} doc @param {ExtractEnv} [env] @returns {Extraction}
    */
   function extractFrom(doc, env = {}) {
+    return passagesOf(doc, mainContent(doc, env), env);
+  }
+
+  /**
+   * Stage one: where the page's main text is (Readability's article, or the fallback).
+   * @param {Document} doc @param {ExtractEnv} env
+   */
+  function mainContent(doc, env) {
     const title = pageTitle(doc);
     /** @type {Node|null} */
     let root = null;
     /** @type {"readability"|"fallback"} */
     let method = "fallback";
+    /** @type {string|undefined} */
     let readabilityError;
     const body = doc.body;
     const bodyChars = body ? String(body.textContent || "").length : 0;
@@ -103,8 +117,20 @@
         readabilityError = String(err && err.message ? err.message : err).slice(0, 200);
       }
     }
+    return { title, root, method, readabilityError, bodyChars };
+  }
+
+  /**
+   * Stage two: the main text cut into passages by the chunker.
+   * @param {Document} doc @param {ReturnType<typeof mainContent>} main @param {ExtractEnv} env
+   * @returns {Extraction}
+   */
+  function passagesOf(doc, main, env) {
     const RewindChunker = /** @type {any} */ (globalThis).RewindChunker;
+    const { title, method, readabilityError, bodyChars } = main;
+    /** @type {any} */
     const options = { title, limits: env.limits };
+    let root = main.root;
     if (!root) {
       root = fallbackRoot(doc);
       // Only the live DOM has computed styles; Readability already drops hidden nodes.
@@ -151,19 +177,25 @@
 
   /**
    * Entry point for the worker (`scripting.executeScript({func, args})`): the page this
-   * script runs in.
+   * script runs in, read in slices so that the tab never waits on us (the worker awaits
+   * the promise).
    * @param {RunOptions} [opts]
    */
   function run(opts = {}) {
-    return runOn(document, String(location.href), opts);
+    return runSliced(document, String(location.href), opts);
   }
 
   /**
-   * What `run` does, for any document: the live page, or (the history backfill's
-   * offscreen document) a page parsed from the HTML its site sent, which has no layout:
-   * `styleOf` then says what is hidden (visible.js's `staticStyle`).
    * @typedef {{limits?: Record<string, number>, redact?: boolean, honourSignals?: boolean,
-   *            budgetMs?: number, styleOf?: (el: Element) => object|null}} RunOptions
+   *            budgetMs?: number, sliceMs?: number,
+   *            styleOf?: (el: Element) => object|null}} RunOptions
+   */
+
+  /**
+   * What `run` does, for any document, in one go: the history backfill's offscreen
+   * document (a page parsed from the HTML its site sent, which has no layout and no
+   * person waiting on its thread): `styleOf` then says what is hidden (visible.js's
+   * `staticStyle`).
    * @param {Document} doc @param {string} url @param {RunOptions} [opts]
    */
   function runOn(doc, url, opts = {}) {
@@ -175,20 +207,98 @@
       ...(opts.styleOf ? { styleOf: opts.styleOf } : {}),
     });
     const copiedMs = Date.now() - started;
+    if (seen.signals.length && opts.honourSignals !== false) return refusedBy(url, title, seen, started);
+    const env = extractEnv(seen.doc, title, opts);
+    const out = extractFrom(seen.doc, env);
+    return finish(doc, url, title, out, opts, { ...out.stats, visible: seen.stats, copy_ms: copiedMs }, started);
+  }
+
+  const MIN_READ_CHARS = 200; // less than this read when the time ran out: skipped, not recorded
+
+  /**
+   * The live page, stage by stage, giving the page its thread back between stages and
+   * inside the walk (visible.js `copySliced`): no stage but the bounded Readability and
+   * chunker passes holds the thread for more than `sliceMs`. Past `budgetMs` (wall clock,
+   * the page's own busy time included) the walk stops: what was read is recorded when it
+   * is a real part of the page's text, else the page is skipped with the reason.
+   * @param {Document} doc @param {string} url @param {RunOptions} [opts]
+   */
+  async function runSliced(doc, url, opts = {}) {
+    const g = /** @type {any} */ (globalThis);
+    const V = g.RewindVisible;
+    const pause = V.yieldToPage;
+    const started = Date.now();
+    /** @type {Record<string, number>} */
+    const stages = {};
+    /** @template T @param {string} name @param {() => T} fn @returns {T} */
+    const timed = (name, fn) => {
+      const t = Date.now();
+      try {
+        return fn();
+      } finally {
+        stages[name] = Date.now() - t;
+      }
+    };
+    const title = timed("title", () => pageTitle(doc));
+    const limits = {
+      ...(opts.budgetMs ? { budgetMs: opts.budgetMs } : {}),
+      ...(opts.sliceMs ? { sliceMs: opts.sliceMs } : {}),
+    };
+    const t0 = Date.now();
+    const seen = await V.copySliced(doc, { limits, ...(opts.styleOf ? { styleOf: opts.styleOf } : {}) });
+    stages.copy = Date.now() - t0;
+    // The longest the page waited on us at once: a slice of the walk, or a whole stage.
+    const blocks = () => ({
+      stages_ms: stages,
+      longest_block_ms: Math.max(seen.stats.longest_slice_ms, ...Object.entries(stages).filter(([k]) => k !== "copy").map(([, v]) => v)),
+    });
     if (seen.signals.length && opts.honourSignals !== false) {
-      // The page's own reason not to be recorded: its text never leaves this script.
-      return { url, title, method: "refused", lang: "", passages: [], refused: seen.signals[0],
-               stats: { visible: seen.stats }, took_ms: Date.now() - started };
+      return { ...refusedBy(url, title, seen, started), stats: { visible: seen.stats, ...blocks() } };
     }
+    if (seen.stats.stopped_by === "time" && seen.stats.chars < MIN_READ_CHARS) {
+      const budget = Math.round((opts.budgetMs || V.DEFAULTS.budgetMs) / 100) / 10;
+      return {
+        url, title, method: "skipped", lang: "", passages: [], refused: null,
+        skipped: { category: "unreadable", why: `kept its thread too busy to be read within ${budget} s (Rewind tries again on your next visit)` },
+        stats: { visible: seen.stats, ...blocks() }, took_ms: Date.now() - started,
+      };
+    }
+    await pause();
+    const env = extractEnv(seen.doc, title, opts);
+    const main = timed("readability", () => mainContent(seen.doc, env));
+    await pause();
+    const out = timed("chunk", () => passagesOf(seen.doc, main, env));
+    await pause();
+    const done = timed("redact", () => finish(doc, url, title, out, opts, {}, started));
+    return { ...done, stats: { ...out.stats, visible: seen.stats, copy_ms: stages.copy, ...blocks() } };
+  }
+
+  /** The page's own reason not to be recorded: its text never leaves this script. */
+  function refusedBy(/** @type {string} */ url, /** @type {string} */ title, /** @type {any} */ seen, /** @type {number} */ started) {
+    return { url, title, method: "refused", lang: "", passages: [], refused: seen.signals[0],
+             stats: { visible: seen.stats }, took_ms: Date.now() - started };
+  }
+
+  /** What extractFrom needs for the visible copy. @param {Document} copied @param {string} title @param {RunOptions} opts */
+  function extractEnv(copied, title, opts) {
+    const g = /** @type {any} */ (globalThis);
     // The copy has no <title>: the live page's goes in for Readability's byline logic.
-    seen.doc.title = title;
-    const out = extractFrom(seen.doc, {
+    copied.title = title;
+    return {
       Readability: typeof g.Readability === "function" ? g.Readability : undefined,
-      isProbablyReaderable:
-        typeof g.isProbablyReaderable === "function" ? g.isProbablyReaderable : undefined,
+      isProbablyReaderable: typeof g.isProbablyReaderable === "function" ? g.isProbablyReaderable : undefined,
       limits: opts.limits,
       owned: true,
-    });
+    };
+  }
+
+  /**
+   * Last stage: personal data masked in passages and title, the page's signals.
+   * @param {Document} doc the page (its signals) @param {string} url @param {string} title
+   * @param {Extraction} out @param {RunOptions} opts @param {object} stats @param {number} started
+   */
+  function finish(doc, url, title, out, opts, stats, started) {
+    const g = /** @type {any} */ (globalThis);
     const maxChars = Number((opts.limits && opts.limits.maxPassageChars) || g.RewindChunker.LIMITS.maxPassageChars);
     let passages = out.passages;
     /** @type {Record<string, number>|undefined} */
@@ -204,8 +314,7 @@
     const signals = pageSignals(doc, opts.redact !== false ? g.RewindRedact : null);
     return {
       ...out, title: shownTitle, url, passages, refused: null, redacted, signals,
-      stats: { ...out.stats, visible: seen.stats, copy_ms: copiedMs },
-      took_ms: Date.now() - started,
+      stats, took_ms: Date.now() - started,
     };
   }
 
@@ -226,5 +335,5 @@
     return { ...s, controls: s.controls.map(mask), app: s.app.map(mask) };
   }
 
-  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, runOn, pageTitle, redactAll, pageSignals });
+  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, runOn, runSliced, pageTitle, redactAll, pageSignals });
 }
