@@ -40,6 +40,7 @@
    *   isHidden?: (el: Element) => boolean,
    *   limits?: object,
    *   owned?: boolean, // the document is a detached copy Readability may consume
+   *   readabilityMaxChars?: number, readabilityMaxElements?: number, // lower on a live page
    * }} ExtractEnv
    * @typedef {{
    *   title: string, method: "readability" | "fallback", lang: string,
@@ -98,14 +99,14 @@
     let readabilityError;
     const body = doc.body;
     const bodyChars = body ? String(body.textContent || "").length : 0;
-    if (env.Readability && bodyChars <= MAX_READABILITY_CHARS) {
+    if (env.Readability && bodyChars <= (env.readabilityMaxChars ?? MAX_READABILITY_CHARS)) {
       try {
         const readerable = env.isProbablyReaderable ? env.isProbablyReaderable(doc) : true;
         if (readerable) {
           const clone = env.owned ? doc : /** @type {Document} */ (doc.cloneNode(true));
           const article = new env.Readability(clone, {
             serializer: (/** @type {Element} */ el) => el, // keep the element: the chunker needs structure
-            maxElemsToParse: MAX_READABILITY_ELEMENTS,
+            maxElemsToParse: env.readabilityMaxElements ?? MAX_READABILITY_ELEMENTS,
           }).parse();
           const text = article && article.textContent ? String(article.textContent).trim() : "";
           if (article && article.content && text.length >= MIN_ARTICLE_CHARS) {
@@ -213,6 +214,11 @@
     return finish(doc, url, title, out, opts, { ...out.stats, visible: seen.stats, copy_ms: copiedMs }, started);
   }
 
+  // A live page's copy holds what Readability and the chunker below can use, no more (a
+  // bigger copy only costs the page time and memory).
+  const LIVE_COPY = Object.freeze({ maxNodes: 60_000, maxChars: 400_000 });
+  const LIVE_CHUNK = Object.freeze({ maxNodes: 12_000, maxCharsRead: 100_000 });
+  const LIVE_READABILITY = Object.freeze({ readabilityMaxChars: 300_000, readabilityMaxElements: 10_000 });
   const MIN_READ_CHARS = 200; // less than this read when the time ran out: skipped, not recorded
 
   /**
@@ -241,6 +247,7 @@
     };
     const title = timed("title", () => pageTitle(doc));
     const limits = {
+      ...LIVE_COPY,
       ...(opts.budgetMs ? { budgetMs: opts.budgetMs } : {}),
       ...(opts.sliceMs ? { sliceMs: opts.sliceMs } : {}),
     };
@@ -264,13 +271,22 @@
       };
     }
     await pause();
-    const env = extractEnv(seen.doc, title, opts);
+    // Readability and the chunker each run in one go: on a live page both are capped lower,
+    // which only binds on huge pages (the chunker's 100,000 characters still hold what 30
+    // passages can; past Readability's caps the fallback root is chunked).
+    const env = {
+      ...extractEnv(seen.doc, title, { ...opts, limits: { ...LIVE_CHUNK, ...(opts.limits || {}) } }),
+      ...LIVE_READABILITY,
+    };
     const main = timed("readability", () => mainContent(seen.doc, env));
     await pause();
     const out = timed("chunk", () => passagesOf(seen.doc, main, env));
     await pause();
-    const done = timed("redact", () => finish(doc, url, title, out, opts, {}, started));
-    return { ...done, stats: { ...out.stats, visible: seen.stats, copy_ms: stages.copy, ...blocks() } };
+    const done = timed("redact", () => finish(null, url, title, out, opts, {}, started));
+    await pause();
+    const signals = await pageSignalsSliced(doc, opts.redact !== false ? g.RewindRedact : null, pause, stages);
+    return { ...done, signals, stats: { ...out.stats, visible: seen.stats, copy_ms: stages.copy, ...blocks() },
+             took_ms: Date.now() - started };
   }
 
   /** The page's own reason not to be recorded: its text never leaves this script. */
@@ -294,7 +310,7 @@
 
   /**
    * Last stage: personal data masked in passages and title, the page's signals.
-   * @param {Document} doc the page (its signals) @param {string} url @param {string} title
+   * @param {Document|null} doc the page (its signals; null: read apart) @param {string} url @param {string} title
    * @param {Extraction} out @param {RunOptions} opts @param {object} stats @param {number} started
    */
   function finish(doc, url, title, out, opts, stats, started) {
@@ -311,11 +327,30 @@
       const maxTitle = Number((opts.limits && opts.limits.maxTitleChars) || g.RewindChunker.LIMITS.maxTitleChars);
       shownTitle = (typeof t === "string" ? t : String(t.text)).slice(0, maxTitle);
     }
-    const signals = pageSignals(doc, opts.redact !== false ? g.RewindRedact : null);
+    const signals = doc ? pageSignals(doc, opts.redact !== false ? g.RewindRedact : null) : null;
     return {
       ...out, title: shownTitle, url, passages, refused: null, redacted, signals,
       stats, took_ms: Date.now() - started,
     };
+  }
+
+  /**
+   * `pageSignals` a stage at a time (signals.js `collectSliced`), the longest in `stages.signals`.
+   * @param {Document} doc @param {any} redactor @param {() => Promise<unknown>} pause @param {Record<string, number>} stages
+   */
+  async function pageSignalsSliced(doc, redactor, pause, stages) {
+    const g = /** @type {any} */ (globalThis);
+    if (!g.RewindSignals) return null;
+    let longest = 0;
+    let t = Date.now();
+    const timedPause = async () => {
+      longest = Math.max(longest, Date.now() - t);
+      await pause();
+      t = Date.now();
+    };
+    const s = await g.RewindSignals.collectSliced(doc, timedPause);
+    stages.signals = longest;
+    return masked(s, redactor);
   }
 
   /**
@@ -325,7 +360,11 @@
   function pageSignals(doc, redactor) {
     const g = /** @type {any} */ (globalThis);
     if (!g.RewindSignals) return null;
-    const s = g.RewindSignals.collect(doc);
+    return masked(g.RewindSignals.collect(doc), redactor);
+  }
+
+  /** @param {any} s signals.js's @param {any} [redactor] */
+  function masked(s, redactor) {
     if (!redactor) return s;
     /** @param {string} t */
     const mask = (t) => {
