@@ -7,6 +7,9 @@ after_text_commit (tantivy committed, its applied sequence not yet recorded),
 index_page (the host received a page; with $REWIND_FAULT_MATCH, only a page whose URL
 contains it: a browser test makes one page kill the host every time it is sent).
 vector_snapshot (index/vector_file.py: a new snapshot written and synced, not yet renamed).
+vector_compaction (the same moment when a snapshot folds its delta in: index/vectors.py),
+store_compact (index/store.py: before the VACUUM that rewrites the store, as when a
+plaintext store has just been sealed).
 With $REWIND_FAULT_KIND=enospc the point raises "No space left on device" instead: a full
 disk at exactly that write (tests/test_faults_disk.py).
 Never set $REWIND_FAULT outside tests.
