@@ -199,7 +199,11 @@ async function renderOffer(languages, job) {
 
 async function refreshJob() {
   const reply = await call("reindex", { job: "status" }).catch(() => null);
-  if (reply) renderJob(reply.reembed);
+  if (reply) return renderJob(reply.reembed);
+  // No answer: Chrome stopped the worker mid-call, or its helper is starting again. The job
+  // goes on in the helper (and resumes with it): ask again, never freeze the line.
+  clearTimeout(jobTimer);
+  jobTimer = setTimeout(refreshJob, 1000);
 }
 
 function renderPage() {
