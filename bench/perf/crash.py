@@ -208,7 +208,7 @@ def serve_scenario(args: argparse.Namespace) -> int:
             ("at the end: pages, passages without a vector",
              f"{t['final']['stored']:,}, {t['final']['missing_vectors']}"),
         ])
-        + f"\nError codes answered to the fuzzed frames: {codes}.\n"
+        + f"\n\nError codes answered to the fuzzed frames: {codes}.\n"
     )
     print(f"wrote {update_section('crash-serve', body)}")
     for line in t["problems"][:20]:
