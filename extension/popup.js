@@ -198,8 +198,14 @@ async function renderOffer(languages, job) {
 }
 
 async function refreshJob() {
-  const reply = await call("reindex", { job: "status" }).catch(() => null);
-  if (reply) renderJob(reply.reembed);
+  // A call to a worker stopped while it waited for its helper may never settle: 10 s at most.
+  const late = new Promise((resolve) => setTimeout(() => resolve(null), 10_000));
+  const reply = await Promise.race([call("reindex", { job: "status" }).catch(() => null), late]);
+  if (reply) return renderJob(/** @type {any} */ (reply).reembed);
+  // No answer: Chrome stopped the worker mid-call, or its helper is starting again. The job
+  // goes on in the helper (and resumes with it): ask again, never freeze the line.
+  clearTimeout(jobTimer);
+  jobTimer = setTimeout(refreshJob, 1000);
 }
 
 function renderPage() {

@@ -54,7 +54,8 @@ def test_the_extension_and_host_cut_passages_with_one_set_of_limits():
     assert s.capture_limits() == {
         "max_passage_words": s.max_passage_words, "min_passage_words": s.min_passage_words,
         "max_passages_per_page": s.max_passages_per_page,
-        "max_passage_chars": s.max_passage_chars, "max_title_chars": s.max_title_chars}
+        "max_passage_chars": s.max_passage_chars, "max_title_chars": s.max_title_chars,
+        "extract_budget_ms": s.extract_budget_ms, "extract_slice_ms": s.extract_slice_ms}
     assert s.max_request_passage_chars > s.max_passage_chars
 
 

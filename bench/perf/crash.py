@@ -1,4 +1,9 @@
-"""The crash benchmark: a long ingest killed with SIGKILL at random moments.
+"""The crash benchmark: the host killed with SIGKILL at random moments, nothing committed lost.
+
+Two scenarios. `serve` (the default: issue 23's benchmark, bench/perf/crash_serve.py): the
+real host over stdio gets `--frames` fuzzed frames in all and `--kills` SIGKILLs spread
+across ingest, re-embedding, history import and forget, the store checked after each.
+`engine` (below): an in-process writer, ingest and forget only.
 
 A writer process (the real engine, the real model, an encrypted store) indexes pages one
 after another and forgets an older page now and then, printing each write once it has
@@ -9,7 +14,8 @@ store, the vectors against the store (what `rewind doctor` checks), every page w
 had returned is there, every page whose forget had returned is gone. Then the next writer
 goes on where the last one stopped, on the same store. Seeded: the same run every time.
 
-    .venv/bin/python -m bench.perf.crash [--kills 100] [--max-wait 2.5] [--seed 12]
+    .venv/bin/python -m bench.perf.crash [--scenario serve|engine] [--kills 100]
+        [--frames 100000] [--max-wait 2.5] [--seed 12]
 """
 
 from __future__ import annotations
@@ -83,7 +89,11 @@ def main() -> int:
     ap.add_argument("--kills", type=int, default=100)
     ap.add_argument("--max-wait", type=float, default=2.5)
     ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument("--scenario", choices=("serve", "engine"), default="serve")
+    ap.add_argument("--frames", type=int, default=100_000, help="serve: fuzzed frames in all")
     args = ap.parse_args()
+    if args.scenario == "serve":
+        return serve_scenario(args)
     rng = random.Random(args.seed)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "host")}
     committed: set[int] = set()
@@ -153,6 +163,57 @@ def main() -> int:
     path = update_section("crash", body)
     print(f"wrote {path}")
     return 1 if failures else 0
+
+
+def serve_scenario(args: argparse.Namespace) -> int:
+    from bench.perf import crash_serve
+
+    t = crash_serve.run(args.kills, args.frames, args.seed)
+    failed = bool(t["problems"] or t["lost"] or t["back"] or t["final"]["problems"]
+                  or t["final"]["missing_vectors"] or t["frame_replies"] != t["frames"])
+    print(json.dumps({k: v for k, v in t.items() if k != "reopen_ms"}, indent=1, default=str))
+    kinds = ", ".join(f"{n} {k}" for k, n in t["kills"].items())
+    codes = ", ".join(f"`{c}` {n:,}" for c, n in sorted(t["codes"].items(), key=lambda x: -x[1]))
+    body = (
+        "## Crash safety across ingest, re-embedding, import and forget "
+        "(bench/perf/crash.py, serve)\n\n"
+        f"{today()} · {machine()} · load average {load_average():.1f} at the end · "
+        f"{t['took_s'] / 60:.0f} min\n\n"
+        "The real host (`rewind serve` over pipes, as a browser starts it; real MiniLM "
+        "model, encrypted store), one store throughout. Each round: a new host, `hello`, a "
+        "batch of fuzzed frames (random bytes, non-objects, bad ids and types, known "
+        "requests with wrong fields, mutated valid requests, lone surrogates, nesting up to "
+        "3,000 deep, every 25th round a frame over 8 MiB), each to be answered once with the "
+        "host alive; then one kind of work in turn — `index_page`, `reindex start` (the "
+        "re-embedding job on its thread), `import_history` (200 visits a request), "
+        "`forget` — and SIGKILL at a moment drawn uniformly from that kind's window "
+        f"(seed {args.seed}). After each kill the store is opened as the next writer would "
+        "open it and checked: SQLite integrity, text index against the store, no vector of "
+        "a passage that is gone, every answered write there, every answered forget gone, a "
+        "killed import all there or all missing. At the end one host runs until the "
+        "vectors have caught up.\n\n"
+        + table(("measure", "value"), [
+            ("fuzzed frames sent", f"{t['frames']:,}"),
+            ("final replies to them (host alive)", f"{t['frame_replies']:,}"),
+            ("rounds where the host died on a fuzzed frame", t["host_died_on_frames"]),
+            ("fuzzed frames per second", f"{t['frames'] / max(t['frames_s'], 1e-9):,.0f}"),
+            ("SIGKILLs", f"{sum(t['kills'].values())} ({kinds})"),
+            ("pages kept whose write had been answered", f"{t['committed']:,}"),
+            ("pages whose forget had been answered", f"{t['forgotten']:,}"),
+            ("committed pages lost", t["lost"]),
+            ("forgotten pages back", t["back"]),
+            ("killed imports found half-written", t["split_imports"]),
+            ("restarts where a check failed", t["failed_checks"]),
+            ("reopen + recovery, median ms", f"{t['reopen_median_ms']:.0f}"),
+            ("at the end: pages, passages without a vector",
+             f"{t['final']['stored']:,}, {t['final']['missing_vectors']}"),
+        ])
+        + f"\n\nError codes answered to the fuzzed frames: {codes}.\n"
+    )
+    print(f"wrote {update_section('crash-serve', body)}")
+    for line in t["problems"][:20]:
+        print("  " + line)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -31,6 +31,9 @@ const HOST_DOWN_RETRY_MS = 30_000; // unreachable host: look again after this
  * @typedef {{queued: boolean, reason?: string, hash?: string}} ReadResult
  */
 
+// extract.js's and extractor.js's category for a page not read within its time budget.
+const UNREADABLE = "unreadable";
+
 export class Indexer {
   /**
    * @param {{native: import("./native.js").NativeClient, now?: () => number,
@@ -55,7 +58,9 @@ export class Indexer {
     const refused = await refusal(visit.url, { incognito: tab.incognito });
     if (refused) return { queued: false, reason: refused.why };
     const known = await P.verdictFor(visit.url);
-    if (known) return { queued: false, reason: `already judged: ${known.why}` }; // never retried
+    // Never retried, except a page skipped for being too slow to read: the next visit tries again.
+    const retry = known?.category === UNREADABLE && !visit.again;
+    if (known && !retry) return { queued: false, reason: `already judged: ${known.why}` };
     const settings = await getSettings();
     const site = siteOfUrl(visit.url);
     const always = settings.alwaysRecord.some((d) => hostMatches(site, d));
@@ -67,6 +72,12 @@ export class Indexer {
       if (!visit.again) await P.noteVerdict(visit.url, { ...page.refused, by: "page" }, this.now());
       return { queued: false, reason: page.refused.why };
     }
+    if (page.skipped) {
+      // Too big or too busy to read within its budget: the popup says so until a visit reads it.
+      await P.noteVerdict(visit.url, { ...page.skipped, by: "page" }, this.now());
+      return { queued: false, reason: page.skipped.why };
+    }
+    if (retry) await P.clearVerdicts((u) => u === visit.url);
     if (!page.passages.length) return { queued: false, reason: "no text" };
     const hash = await contentHash(page.passages);
     if (visit.again && hash === visit.hash) return { queued: false, reason: "unchanged", hash };

@@ -9,8 +9,13 @@
  * to `RewindChunker` with the host's limits, and masks personal data in every passage
  * with `RewindRedact` unless the person switched that off. Runs when the worker asks —
  * after the dwell threshold, and again within the worker's bounds — so text loaded late
- * or replaced by the page's scripts is captured as shown.
- * Never: execute, insert or render anything from the page (its text is data), send
+ * or replaced by the page's scripts is captured as shown. The live page is read in slices
+ * (visible.js `copySliced`, then one stage at a time), giving the page its thread back
+ * between them, within a wall-clock budget from the host's hello
+ * (`capture.extract_budget_ms`); a page that leaves too little time is skipped with that
+ * reason.
+ * Never: execute, insert or render anything from the page (its text is data), hold the
+ * page's thread for long (no long task: slices of a few ms), send
  * anything anywhere (the worker gets the return value of `run`), return text of a page
  * it refuses, touch a live node (the copy is detached), or expose itself to the page (it
  * lives in the extension's isolated world).
@@ -35,6 +40,7 @@
    *   isHidden?: (el: Element) => boolean,
    *   limits?: object,
    *   owned?: boolean, // the document is a detached copy Readability may consume
+   *   readabilityMaxChars?: number, readabilityMaxElements?: number, // lower on a live page
    * }} ExtractEnv
    * @typedef {{
    *   title: string, method: "readability" | "fallback", lang: string,
@@ -76,22 +82,31 @@
    * @param {Document} doc @param {ExtractEnv} [env] @returns {Extraction}
    */
   function extractFrom(doc, env = {}) {
+    return passagesOf(doc, mainContent(doc, env), env);
+  }
+
+  /**
+   * Stage one: where the page's main text is (Readability's article, or the fallback).
+   * @param {Document} doc @param {ExtractEnv} env
+   */
+  function mainContent(doc, env) {
     const title = pageTitle(doc);
     /** @type {Node|null} */
     let root = null;
     /** @type {"readability"|"fallback"} */
     let method = "fallback";
+    /** @type {string|undefined} */
     let readabilityError;
     const body = doc.body;
     const bodyChars = body ? String(body.textContent || "").length : 0;
-    if (env.Readability && bodyChars <= MAX_READABILITY_CHARS) {
+    if (env.Readability && bodyChars <= (env.readabilityMaxChars ?? MAX_READABILITY_CHARS)) {
       try {
         const readerable = env.isProbablyReaderable ? env.isProbablyReaderable(doc) : true;
         if (readerable) {
           const clone = env.owned ? doc : /** @type {Document} */ (doc.cloneNode(true));
           const article = new env.Readability(clone, {
             serializer: (/** @type {Element} */ el) => el, // keep the element: the chunker needs structure
-            maxElemsToParse: MAX_READABILITY_ELEMENTS,
+            maxElemsToParse: env.readabilityMaxElements ?? MAX_READABILITY_ELEMENTS,
           }).parse();
           const text = article && article.textContent ? String(article.textContent).trim() : "";
           if (article && article.content && text.length >= MIN_ARTICLE_CHARS) {
@@ -103,8 +118,20 @@
         readabilityError = String(err && err.message ? err.message : err).slice(0, 200);
       }
     }
+    return { title, root, method, readabilityError, bodyChars };
+  }
+
+  /**
+   * Stage two: the main text cut into passages by the chunker.
+   * @param {Document} doc @param {ReturnType<typeof mainContent>} main @param {ExtractEnv} env
+   * @returns {Extraction}
+   */
+  function passagesOf(doc, main, env) {
     const RewindChunker = /** @type {any} */ (globalThis).RewindChunker;
+    const { title, method, readabilityError, bodyChars } = main;
+    /** @type {any} */
     const options = { title, limits: env.limits };
+    let root = main.root;
     if (!root) {
       root = fallbackRoot(doc);
       // Only the live DOM has computed styles; Readability already drops hidden nodes.
@@ -151,19 +178,25 @@
 
   /**
    * Entry point for the worker (`scripting.executeScript({func, args})`): the page this
-   * script runs in.
+   * script runs in, read in slices so that the tab never waits on us (the worker awaits
+   * the promise).
    * @param {RunOptions} [opts]
    */
   function run(opts = {}) {
-    return runOn(document, String(location.href), opts);
+    return runSliced(document, String(location.href), opts);
   }
 
   /**
-   * What `run` does, for any document: the live page, or (the history backfill's
-   * offscreen document) a page parsed from the HTML its site sent, which has no layout:
-   * `styleOf` then says what is hidden (visible.js's `staticStyle`).
    * @typedef {{limits?: Record<string, number>, redact?: boolean, honourSignals?: boolean,
-   *            budgetMs?: number, styleOf?: (el: Element) => object|null}} RunOptions
+   *            budgetMs?: number, sliceMs?: number,
+   *            styleOf?: (el: Element) => object|null}} RunOptions
+   */
+
+  /**
+   * What `run` does, for any document, in one go: the history backfill's offscreen
+   * document (a page parsed from the HTML its site sent, which has no layout and no
+   * person waiting on its thread): `styleOf` then says what is hidden (visible.js's
+   * `staticStyle`).
    * @param {Document} doc @param {string} url @param {RunOptions} [opts]
    */
   function runOn(doc, url, opts = {}) {
@@ -175,20 +208,113 @@
       ...(opts.styleOf ? { styleOf: opts.styleOf } : {}),
     });
     const copiedMs = Date.now() - started;
+    if (seen.signals.length && opts.honourSignals !== false) return refusedBy(url, title, seen, started);
+    const env = extractEnv(seen.doc, title, opts);
+    const out = extractFrom(seen.doc, env);
+    return finish(doc, url, title, out, opts, { ...out.stats, visible: seen.stats, copy_ms: copiedMs }, started);
+  }
+
+  // A live page's copy holds what Readability and the chunker below can use, no more (a
+  // bigger copy only costs the page time and memory).
+  const LIVE_COPY = Object.freeze({ maxNodes: 60_000, maxChars: 400_000 });
+  const LIVE_CHUNK = Object.freeze({ maxNodes: 12_000, maxCharsRead: 100_000 });
+  const LIVE_READABILITY = Object.freeze({ readabilityMaxChars: 300_000, readabilityMaxElements: 10_000 });
+  const MIN_READ_CHARS = 200; // less than this read when the time ran out: skipped, not recorded
+
+  /**
+   * The live page, stage by stage, giving the page its thread back between stages and
+   * inside the walk (visible.js `copySliced`): no stage but the bounded Readability and
+   * chunker passes holds the thread for more than `sliceMs`. Past `budgetMs` (wall clock,
+   * the page's own busy time included) the walk stops: what was read is recorded when it
+   * is a real part of the page's text, else the page is skipped with the reason.
+   * @param {Document} doc @param {string} url @param {RunOptions} [opts]
+   */
+  async function runSliced(doc, url, opts = {}) {
+    const g = /** @type {any} */ (globalThis);
+    const V = g.RewindVisible;
+    const pause = V.yieldToPage;
+    const started = Date.now();
+    /** @type {Record<string, number>} */
+    const stages = {};
+    /** @template T @param {string} name @param {() => T} fn @returns {T} */
+    const timed = (name, fn) => {
+      const t = Date.now();
+      try {
+        return fn();
+      } finally {
+        stages[name] = Date.now() - t;
+      }
+    };
+    const title = timed("title", () => pageTitle(doc));
+    const limits = {
+      ...LIVE_COPY,
+      ...(opts.budgetMs ? { budgetMs: opts.budgetMs } : {}),
+      ...(opts.sliceMs ? { sliceMs: opts.sliceMs } : {}),
+    };
+    const t0 = Date.now();
+    const seen = await V.copySliced(doc, { limits, ...(opts.styleOf ? { styleOf: opts.styleOf } : {}) });
+    stages.copy = Date.now() - t0;
+    // The longest the page waited on us at once: a slice of the walk, or a whole stage.
+    const blocks = () => ({
+      stages_ms: stages,
+      longest_block_ms: Math.max(seen.stats.longest_slice_ms, ...Object.entries(stages).filter(([k]) => k !== "copy").map(([, v]) => v)),
+    });
     if (seen.signals.length && opts.honourSignals !== false) {
-      // The page's own reason not to be recorded: its text never leaves this script.
-      return { url, title, method: "refused", lang: "", passages: [], refused: seen.signals[0],
-               stats: { visible: seen.stats }, took_ms: Date.now() - started };
+      return { ...refusedBy(url, title, seen, started), stats: { visible: seen.stats, ...blocks() } };
     }
+    if (seen.stats.stopped_by === "time" && seen.stats.chars < MIN_READ_CHARS) {
+      const budget = Math.round((opts.budgetMs || V.DEFAULTS.budgetMs) / 100) / 10;
+      return {
+        url, title, method: "skipped", lang: "", passages: [], refused: null,
+        skipped: { category: "unreadable", why: `kept its thread too busy to be read within ${budget} s (Rewind tries again on your next visit)` },
+        stats: { visible: seen.stats, ...blocks() }, took_ms: Date.now() - started,
+      };
+    }
+    await pause();
+    // Readability and the chunker each run in one go: on a live page both are capped lower,
+    // which only binds on huge pages (the chunker's 100,000 characters still hold what 30
+    // passages can; past Readability's caps the fallback root is chunked).
+    const env = {
+      ...extractEnv(seen.doc, title, { ...opts, limits: { ...LIVE_CHUNK, ...(opts.limits || {}) } }),
+      ...LIVE_READABILITY,
+    };
+    const main = timed("readability", () => mainContent(seen.doc, env));
+    await pause();
+    const out = timed("chunk", () => passagesOf(seen.doc, main, env));
+    await pause();
+    const done = timed("redact", () => finish(null, url, title, out, opts, {}, started));
+    await pause();
+    const signals = await pageSignalsSliced(doc, opts.redact !== false ? g.RewindRedact : null, pause, stages);
+    return { ...done, signals, stats: { ...out.stats, visible: seen.stats, copy_ms: stages.copy, ...blocks() },
+             took_ms: Date.now() - started };
+  }
+
+  /** The page's own reason not to be recorded: its text never leaves this script. */
+  function refusedBy(/** @type {string} */ url, /** @type {string} */ title, /** @type {any} */ seen, /** @type {number} */ started) {
+    return { url, title, method: "refused", lang: "", passages: [], refused: seen.signals[0],
+             stats: { visible: seen.stats }, took_ms: Date.now() - started };
+  }
+
+  /** What extractFrom needs for the visible copy. @param {Document} copied @param {string} title @param {RunOptions} opts */
+  function extractEnv(copied, title, opts) {
+    const g = /** @type {any} */ (globalThis);
     // The copy has no <title>: the live page's goes in for Readability's byline logic.
-    seen.doc.title = title;
-    const out = extractFrom(seen.doc, {
+    copied.title = title;
+    return {
       Readability: typeof g.Readability === "function" ? g.Readability : undefined,
-      isProbablyReaderable:
-        typeof g.isProbablyReaderable === "function" ? g.isProbablyReaderable : undefined,
+      isProbablyReaderable: typeof g.isProbablyReaderable === "function" ? g.isProbablyReaderable : undefined,
       limits: opts.limits,
       owned: true,
-    });
+    };
+  }
+
+  /**
+   * Last stage: personal data masked in passages and title, the page's signals.
+   * @param {Document|null} doc the page (its signals; null: read apart) @param {string} url @param {string} title
+   * @param {Extraction} out @param {RunOptions} opts @param {object} stats @param {number} started
+   */
+  function finish(doc, url, title, out, opts, stats, started) {
+    const g = /** @type {any} */ (globalThis);
     const maxChars = Number((opts.limits && opts.limits.maxPassageChars) || g.RewindChunker.LIMITS.maxPassageChars);
     let passages = out.passages;
     /** @type {Record<string, number>|undefined} */
@@ -201,12 +327,30 @@
       const maxTitle = Number((opts.limits && opts.limits.maxTitleChars) || g.RewindChunker.LIMITS.maxTitleChars);
       shownTitle = (typeof t === "string" ? t : String(t.text)).slice(0, maxTitle);
     }
-    const signals = pageSignals(doc, opts.redact !== false ? g.RewindRedact : null);
+    const signals = doc ? pageSignals(doc, opts.redact !== false ? g.RewindRedact : null) : null;
     return {
       ...out, title: shownTitle, url, passages, refused: null, redacted, signals,
-      stats: { ...out.stats, visible: seen.stats, copy_ms: copiedMs },
-      took_ms: Date.now() - started,
+      stats, took_ms: Date.now() - started,
     };
+  }
+
+  /**
+   * `pageSignals` a stage at a time (signals.js `collectSliced`), the longest in `stages.signals`.
+   * @param {Document} doc @param {any} redactor @param {() => Promise<unknown>} pause @param {Record<string, number>} stages
+   */
+  async function pageSignalsSliced(doc, redactor, pause, stages) {
+    const g = /** @type {any} */ (globalThis);
+    if (!g.RewindSignals) return null;
+    let longest = 0;
+    let t = Date.now();
+    const timedPause = async () => {
+      longest = Math.max(longest, Date.now() - t);
+      await pause();
+      t = Date.now();
+    };
+    const s = await g.RewindSignals.collectSliced(doc, timedPause);
+    stages.signals = longest;
+    return masked(s, redactor);
   }
 
   /**
@@ -216,7 +360,11 @@
   function pageSignals(doc, redactor) {
     const g = /** @type {any} */ (globalThis);
     if (!g.RewindSignals) return null;
-    const s = g.RewindSignals.collect(doc);
+    return masked(g.RewindSignals.collect(doc), redactor);
+  }
+
+  /** @param {any} s signals.js's @param {any} [redactor] */
+  function masked(s, redactor) {
     if (!redactor) return s;
     /** @param {string} t */
     const mask = (t) => {
@@ -226,5 +374,5 @@
     return { ...s, controls: s.controls.map(mask), app: s.app.map(mask) };
   }
 
-  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, runOn, pageTitle, redactAll, pageSignals });
+  /** @type {any} */ (globalThis).RewindExtract = Object.freeze({ extractFrom, run, runOn, runSliced, pageTitle, redactAll, pageSignals });
 }

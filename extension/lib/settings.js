@@ -120,6 +120,22 @@ export function chunkerLimits(capture) {
   return out;
 }
 
+/**
+ * The time the content script may read a page in (hello's `capture`, the host's Settings),
+ * or {} before the first hello (visible.js's defaults).
+ * @param {unknown} capture
+ */
+export function extractBudget(capture) {
+  const c = capture && typeof capture === "object" ? /** @type {Record<string, unknown>} */ (capture) : {};
+  /** @type {{budgetMs?: number, sliceMs?: number}} */
+  const out = {};
+  for (const [hostKey, ours] of [["extract_budget_ms", "budgetMs"], ["extract_slice_ms", "sliceMs"]]) {
+    const v = c[hostKey];
+    if (typeof v === "number" && Number.isInteger(v) && v > 0) /** @type {any} */ (out)[ours] = v;
+  }
+  return out;
+}
+
 /** hello's `capture` field -> the chunker's limit of the same meaning. */
 export const CAPTURE_KEYS = Object.freeze({
   max_passage_words: "maxWords",

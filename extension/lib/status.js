@@ -11,7 +11,7 @@
 import { relativeTime } from "./format.js";
 
 /** Categories that are the person's own choice or the browser's: "always record" does not apply. */
-const NOT_OVERRIDABLE = new Set(["incognito", "paused", "paused-all", "excluded", "not-web", "bad-url", "credentials", "no-policy"]);
+const NOT_OVERRIDABLE = new Set(["incognito", "paused", "paused-all", "excluded", "not-web", "bad-url", "credentials", "no-policy", "unreadable"]);
 
 /**
  * @typedef {{category: string, why: string, by?: string}} Reason

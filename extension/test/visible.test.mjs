@@ -139,7 +139,36 @@ test("bounded: a walk past its node or time budget stops and says so", () => {
   assert.ok(byNodes.stats.truncated);
   assert.ok(byNodes.stats.nodes <= 1001);
   let t = 0;
-  const byTime = seen(many, { now: () => (t += 50), limits: { budgetMs: 60 } }); // time read every 512 nodes
+  const byTime = seen(many, { now: () => (t += 50), limits: { budgetMs: 60 } }); // time read every 16 nodes
   assert.ok(byTime.stats.truncated);
   assert.ok(byTime.stats.nodes < 1500);
+});
+
+test("sliced: the same copy as in one go, the page getting its thread back between slices", async () => {
+  const body = `<main><h1>Title</h1>${"<p>Some visible words here.</p>".repeat(400)}<p class="gone">HIDDEN</p></main>`;
+  const whole = seen(body);
+  const doc = parse(`<!doctype html><html><head></head><body>${body}</body></html>`);
+  let t = 0;
+  let yields = 0;
+  // A fake clock that moves 1 ms each time it is read (every 16 nodes): ~128 nodes a slice.
+  const r = await V.copySliced(doc, { ...env, now: () => t++, limits: { sliceMs: 8, budgetMs: 1e9 }, yieldToPage: async () => void yields++ });
+  assert.equal(String(r.doc.body.textContent).replace(/\s+/g, " ").trim(), whole.text);
+  assert.ok(yields >= 5, `yielded ${yields} times`);
+  assert.equal(r.stats.slices, yields + 1);
+  assert.ok(!r.stats.truncated);
+});
+
+test("sliced: what the page removed while we yielded is left out; past the budget the walk stops", async () => {
+  const doc = parse(`<!doctype html><html><head></head><body><p>kept words</p>${"<p>filler</p>".repeat(50)}<p id="late">REMOVED</p></body></html>`);
+  let t = 0;
+  const r = await V.copySliced(doc, {
+    ...env, now: () => t++, limits: { sliceMs: 4, budgetMs: 1e9 },
+    yieldToPage: async () => { doc.getElementById("late")?.remove(); },
+  });
+  const text = String(r.doc.body.textContent);
+  assert.ok(text.includes("kept words") && !text.includes("REMOVED"));
+  t = 0;
+  const slow = await V.copySliced(doc, { ...env, now: () => (t += 100), limits: { sliceMs: 8, budgetMs: 500 }, yieldToPage: async () => {} });
+  assert.equal(slow.stats.stopped_by, "time");
+  assert.ok(slow.stats.truncated);
 });

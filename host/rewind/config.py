@@ -59,6 +59,13 @@ class Settings:
     max_passage_chars: int = knob(2400, "a longer passage is cut here (200 very long words)")
     max_title_chars: int = knob(1000, "a longer title is cut here")
     max_url_chars: int = knob(8192, "longer URLs are refused")
+    extract_budget_ms: int = knob(
+        4000, "wall-clock time the extension reads one page in (the page's own busy time "
+        "included); past it what was read is kept, or the page is skipped with the reason",
+        lo=500, hi=60_000)
+    extract_slice_ms: int = knob(
+        8, "the extension reads a page this long at a time, then gives the page its thread "
+        "back (its reading never makes a long task)", lo=2, hi=50)
 
     # --- capture gate (capture/gate.py): every page, whoever sends it. (Masking personal
     #     data is the person's recording choice: the extension keeps it, set_rules tells us.)
@@ -306,13 +313,16 @@ class Settings:
         return n * n_ctx // self.answer_scale_ctx
 
     def capture_limits(self) -> dict[str, int]:
-        """The chunking limits the extension uses (sent in hello): one set for both sides."""
+        """The chunking limits the extension uses (sent in hello): one set for both sides; and
+        the time it may spend reading a page, a slice at a time."""
         return {
             "max_passage_words": self.max_passage_words,
             "min_passage_words": self.min_passage_words,
             "max_passages_per_page": self.max_passages_per_page,
             "max_passage_chars": self.max_passage_chars,
             "max_title_chars": self.max_title_chars,
+            "extract_budget_ms": self.extract_budget_ms,
+            "extract_slice_ms": self.extract_slice_ms,
         }
 
 

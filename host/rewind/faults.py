@@ -6,7 +6,10 @@ after_store_commit (the store committed, the text index not yet),
 after_text_commit (tantivy committed, its applied sequence not yet recorded),
 index_page (the host received a page; with $REWIND_FAULT_MATCH, only a page whose URL
 contains it: a browser test makes one page kill the host every time it is sent).
-vector_snapshot (index/derived/vector_file.py: a new snapshot written and synced, not yet renamed).
+vector_snapshot (index/derived/vector_file.py: a new snapshot written and synced, not yet
+renamed), vector_compaction (the same moment when a snapshot folds its delta in:
+index/derived/vectors.py), store_compact (index/store/store.py: before the VACUUM that
+rewrites the store, as when a plaintext store has just been sealed).
 With $REWIND_FAULT_KIND=enospc the point raises "No space left on device" instead: a full
 disk at exactly that write (tests/test_faults_disk.py).
 Never set $REWIND_FAULT outside tests.

@@ -1,5 +1,6 @@
 """The persistent queue survives Chrome stopping the service worker mid-delivery, and at
-random moments of a reading session.
+random moments of a reading session; the popup's re-embedding progress keeps moving when
+the worker is stopped under it.
 
 The test holds the host's write lock, so the page's `index_page` waits inside the host;
 then it stops the worker (CDP Target.closeTarget, as Chrome does to an idle worker). The
@@ -17,7 +18,7 @@ import filelock
 import pytest
 from playwright.sync_api import expect
 
-from demo.harness import store_pages, wait_until
+from demo.harness import RewindBrowser, store_pages, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -104,3 +105,62 @@ def test_pages_read_while_the_worker_stops_at_random_moments_are_stored_once(lau
     queue = wait_until(lambda: (q := browser.queue()) and not q["items"] and q, 30,
                        "the queue to empty")
     assert queue["failed"] == []
+
+
+MINILM = "all-minilm-l6-v2-int8"
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "seen twice on 2026-11-26: after the second stop (a helper killed in its hello) no "
+    "helper starts again for 6+ min though the popup polls every second; the job waits and "
+    "the line freezes. Not yet understood: worker restart vs. the open popup's messages."))
+def test_the_re_embedding_progress_goes_on_when_the_worker_stops_under_it(
+        playwright, chromium, extension_dir, model_dir, embedder, python_docs, tmp_path):
+    """The popup polls the job through the worker every second; Chrome stops the worker at
+    seeded moments (a poll in flight or not): the line keeps moving to the end, no reload."""
+    from rewind.capture.extract import html_document
+    from rewind.capture.ingest import PageInput
+    from rewind.profile.engine import Rewind
+    from test_engine import BASE
+
+    with Rewind.open(tmp_path / "data", embedder=embedder, model_dir=model_dir) as eng:
+        for folder in ("faq",):  # ~10 s of re-embedding here: long enough for 4 stops
+            for path in sorted((python_docs / folder).glob("*.html")):
+                doc = html_document(path.read_text(), path.stem)
+                eng.index_page(PageInput(url=f"{BASE}{folder}/{path.name}", title=doc.title,
+                                         document=doc, visited_at=1_700_000_000.0,
+                                         source="file"))
+    browser = RewindBrowser.launch(playwright, tmp_path, chromium=chromium,
+                                   extension=extension_dir, model_dir=model_dir)
+    try:
+        browser.wait_connected()
+        browser.evaluate(f"globalThis.__rewind.request('reindex', {{action: 'start', "
+                         f"model: '{MINILM}', dim: 256}})")
+        popup = browser.extension_page("popup.html", width=380, height=600)
+        line = popup.locator("#reembed .reembed-line")
+        expect(line).to_contain_text("Re-embedding with", timeout=30_000)
+        rng = random.Random(5)
+        shown = set()
+        for _ in range(4):
+            time.sleep(rng.uniform(0.3, 1.7))
+            stop_the_running_worker(browser)
+            shown.add(line.inner_text() if line.count() else "")
+        # The line moves on (new percentages) and ends when the job ends, the popup open.
+        expect(line).to_have_count(0, timeout=600_000)
+        stats = browser.evaluate("globalThis.__rewind.request('stats')")["stats"]
+        assert stats["embedding_model"] == f"{MINILM}@256", stats
+        assert stats["unembedded_passages"] == 0
+        assert len(shown) >= 2, f"the line did not move while the worker was stopped: {shown}"
+    finally:
+        browser.close()
+
+
+def stop_the_running_worker(browser: RewindBrowser) -> None:
+    """Stop the worker that runs now (CDP), as Chrome does. Not `stop_worker`: the popup's
+    next poll starts a new worker within a second (with the same target id), so "no worker"
+    may never be seen; the sign it stopped is its helper exiting (the port closed)."""
+    helpers = set(browser.host_pids())
+    for target in browser.worker_targets():
+        browser.cdp().send("Target.closeTarget", {"targetId": target["targetId"]})
+    wait_until(lambda: not helpers & set(browser.host_pids()), 15,
+               "the stopped worker's helper to exit")

@@ -68,6 +68,8 @@ def test_hello_tells_the_extension_the_chunking_limits(tmp_path, monkeypatch):
         "max_passages_per_page": 12,
         "max_passage_chars": 1234,
         "max_title_chars": 1000,
+        "extract_budget_ms": 4000,
+        "extract_slice_ms": 8,
     }
 
 

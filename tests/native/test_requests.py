@@ -58,6 +58,15 @@ def test_a_page_may_send_exactly_the_passages_and_characters_the_extension_cuts_
     assert len(req.args["page"]["passages"]) == S.max_passages_per_page
 
 
+def test_a_lone_surrogate_in_a_string_comes_in_as_a_question_mark():
+    """JSON can carry one; the tokenizers cannot (a fuzzed search got `internal`)."""
+    req = parse(json.loads('{"id": 1, "type": "search", "query": "a\\ud800b \\ud83d\\ude00"}'))
+    assert req.args["query"] == "a?b \U0001f600", "a pair stays the character it is"
+    page = {"url": "https://a.b/", "passages": [{"text": "x\udfff"}]}
+    assert parse({"id": 2, "type": "index_page", "page": page}).args["page"]["passages"][0][
+        "text"] == "x?"
+
+
 def test_integral_float_is_an_integer():
     assert parse({"id": 1, "type": "list_pages", "limit": 10.0}).args["limit"] == 10
 

@@ -124,7 +124,7 @@ def check(spec: Spec, value: Any, path: str) -> Any:
             raise BadField(path, f"must be one of {', '.join(spec.choices)}")
         if spec.pattern is not None and not spec.pattern.match(value):
             raise BadField(path, f"must be {spec.what or spec.pattern.pattern}")
-        return value
+        return _no_lone_surrogates(value)
     if isinstance(spec, Bool):
         if not isinstance(value, bool):
             raise BadField(path, f"expected true or false, got {_type_name(value)}")
@@ -198,3 +198,14 @@ def check_fields(
             raise BadField(path, problem)
     return out
 
+
+def _no_lone_surrogates(value: str) -> str:
+    """A lone surrogate (JSON can carry "\\ud800") as "?", as replies write it: the models'
+    tokenizers and SQLite's UTF-8 refuse one, and a fuzzed search got `internal`."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return value

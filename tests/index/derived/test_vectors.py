@@ -265,3 +265,37 @@ def test_snapshot_caught_up_after_a_crash_while_writing_it(tmp_path):
         assert [h.passage_id for h in index.search(q, 10)] == exact_top(store, q, 10)[0]
     vector_file.write(index.path, index._snap)  # the next snapshot written here ...
     assert not list(vec_dir.glob(".*.tmp"))  # ... removes the dead writer's leftover
+
+
+def test_a_full_disk_when_the_delta_is_folded_in_loses_nothing(tmp_path, monkeypatch):
+    """Compaction's write point with no room (faults.py): the new snapshot stays in memory,
+    searches answer from it, the old file is untouched and no half file is left; with room
+    again the next compaction writes it."""
+    monkeypatch.setattr(vectors_mod, "COMPACT_MIN_ROWS", 50)
+    monkeypatch.setattr(vectors_mod, "COMPACT_SHARE", 0.01)
+    rng = np.random.default_rng(3)
+    store = Store(tmp_path / "r.db")
+    for i in range(100):
+        add(store, f"https://x/{i}", unit(rng, 10))
+    vec_dir = tmp_path / "vec"
+    index = VectorIndex("m@64", DIM, vec_dir)
+    index.refresh(store)
+    on_disk = index.path.read_bytes()
+    monkeypatch.setenv("REWIND_FAULT", "vector_compaction")
+    monkeypatch.setenv("REWIND_FAULT_KIND", "enospc")
+    for i in range(100, 106):  # 60 rows past the threshold: folded in (not a full reload)
+        add(store, f"https://x/{i}", unit(rng, 10))
+    index.refresh(store)
+    assert index.path.read_bytes() == on_disk, "the last snapshot stays as it was"
+    assert not list(vec_dir.glob(".*.tmp")), "no half-written file left"
+    assert len(index) == 1060 and index.seq == store.seq()
+    q = unit(rng, 1)[0]
+    assert [h.passage_id for h in index.search(q, 10)] == exact_top(store, q, 10)[0]
+    monkeypatch.delenv("REWIND_FAULT")
+    for i in range(106, 112):
+        add(store, f"https://x/{i}", unit(rng, 10))
+    index.refresh(store)
+    reopened = VectorIndex("m@64", DIM, vec_dir)
+    reopened.refresh(store)
+    assert reopened._snap.seq == store.seq() and len(reopened._extra_pids) == 0
+    assert len(reopened) == 1120

@@ -11,6 +11,7 @@ from rewind.config import Settings
 from rewind.errors import Code, RewindError
 from rewind.index.crypto import keys
 from rewind.index.derived import vector_file
+from rewind.index.store import at_rest
 from rewind.index.store.at_rest import describe
 from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
@@ -68,6 +69,30 @@ def test_a_plaintext_store_is_sealed_in_place(tmp_path, embedder, model_dir):
         assert grep(data, SECRET_WORDS) == []
         hits = eng.search(SearchQuery("flamingo", mode="keyword")).results
         assert [h.url for h in hits] == ["https://site1.example/article"]
+
+
+def test_a_full_disk_at_the_compaction_after_sealing(tmp_path, embedder, model_dir,
+                                                    monkeypatch):
+    """The VACUUM after sealing a plaintext store finds no room (faults.py): the store opens
+    sealed and searchable, the compaction is left noted, and the next writer with room does
+    it: then no plaintext is anywhere."""
+    data = tmp_path / "data"
+    plain = dataclasses.replace(Settings(), encrypt_at_rest=False)
+    with Rewind.open(data, plain, embedder=embedder, model_dir=model_dir) as eng:
+        eng.index_page(page(1, SECRET))
+    monkeypatch.setenv("REWIND_FAULT", "store_compact")
+    monkeypatch.setenv("REWIND_FAULT_KIND", "enospc")
+    with Rewind.open(data, embedder=embedder, model_dir=model_dir) as eng:
+        assert eng.stats()["encryption"]["encrypted"] is True
+        assert eng.reader().get_meta(at_rest.COMPACT_PENDING) == "1"
+        hits = eng.search(SearchQuery("flamingo", mode="keyword")).results
+        assert [h.url for h in hits] == ["https://site1.example/article"]
+        eng.index_page(page(2))  # and writes go on
+    monkeypatch.delenv("REWIND_FAULT")
+    with Rewind.open(data, embedder=embedder, model_dir=model_dir) as eng:
+        assert eng.reader().get_meta(at_rest.COMPACT_PENDING) is None
+        assert eng.integrity() == [] and eng.stats()["pages"] == 2
+    assert grep(data, SECRET_WORDS) == []
 
 
 def test_lost_key_is_said_and_reset_offered(tmp_path, embedder, model_dir):

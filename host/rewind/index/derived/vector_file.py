@@ -95,9 +95,10 @@ def _block_column(i: int) -> str:
     return f"vector_snapshot/{i}"  # a block moved to another place does not open
 
 
-def write(path: Path, snap: Snapshot, cipher: FieldCipher | None = None) -> None:
+def write(path: Path, snap: Snapshot, cipher: FieldCipher | None = None,
+          point: str = "vector_snapshot") -> None:
     """Write `snap` to `path` atomically (temporary file, fsync, rename, fsync folder);
-    sealed with `cipher` when one is given."""
+    sealed with `cipher` when one is given. `point`: the fault point (faults.py) it is."""
     path.parent.mkdir(parents=True, exist_ok=True)
     _remove_orphans(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -118,7 +119,7 @@ def write(path: Path, snap: Snapshot, cipher: FieldCipher | None = None) -> None
                     fh.write(struct.pack("<Q", len(block)) + block)
             fh.flush()
             os.fsync(fh.fileno())
-        faults.hit("vector_snapshot")
+        faults.hit(point)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -132,7 +132,7 @@ class VectorIndex:
         self._extra_int8 = np.empty((0, self.dim), np.int8)
         self.seq = snap.seq
 
-    def _build(self, store: Store, target: int) -> Snapshot:
+    def _build(self, store: Store, target: int, point: str = "vector_snapshot") -> Snapshot:
         """Every vector of the model, streamed from the store, as a new snapshot."""
         pids, pages, parts, rows8 = [], [], [], []
         quant = None
@@ -151,7 +151,7 @@ class VectorIndex:
             np.concatenate([np.empty(0, np.int64), *pages]),
             np.concatenate([np.empty((codes.words(self.bits), 0), np.uint64), *parts], axis=1),
             np.concatenate([np.empty((0, self.dim), np.int8), *rows8]))
-        return self._save(snap)
+        return self._save(snap, point)
 
     def _sorted_snapshot(self, seq: int, quant: codes.Quantiser, pids: np.ndarray,
                          pages: np.ndarray, code: np.ndarray, rows8: np.ndarray) -> Snapshot:
@@ -160,12 +160,12 @@ class VectorIndex:
                         quant, pids[order], pages[order], np.ascontiguousarray(code[:, order]),
                         rows8[order])
 
-    def _save(self, snap: Snapshot) -> Snapshot:
+    def _save(self, snap: Snapshot, point: str = "vector_snapshot") -> Snapshot:
         """Write `snap` (when this process may) and return it memory-mapped from the file."""
         if not self.persist:
             return snap
         try:
-            vector_file.write(self.path, snap, self.cipher)
+            vector_file.write(self.path, snap, self.cipher, point)
         except OSError as exc:
             if exc.errno != errno.ENOSPC:
                 raise
@@ -201,10 +201,12 @@ class VectorIndex:
             self._compact(store, target)
 
     def _compact(self, store: Store, target: int) -> None:
-        """Fold the delta into a new snapshot; a newly fitted one once the rows have doubled."""
+        """Fold the delta into a new snapshot; a newly fitted one once the rows have doubled.
+        With no room for it the new snapshot stays in memory (`_save`): the next compaction,
+        or the next process's catch-up from the last file, writes it."""
         snap = self._snap
         if snap.quantiser.sample_rows < min(len(self), SAMPLE) / 2:
-            self._set_base(self._build(store, target))
+            self._set_base(self._build(store, target, point="vector_compaction"))
             return
         alive = ~self._dead
         new = self._sorted_snapshot(
@@ -213,7 +215,7 @@ class VectorIndex:
             np.concatenate([np.asarray(snap.page_ids)[alive], self._extra_pages]),
             np.concatenate([np.asarray(snap.codes)[:, alive], self._extra_codes], axis=1),
             np.concatenate([np.asarray(snap.int8)[alive], self._extra_int8]))
-        self._set_base(self._save(new))
+        self._set_base(self._save(new, point="vector_compaction"))
 
     def _check(self, mat: np.ndarray) -> np.ndarray:
         """`mat` as rows of this model's dimension (no rows: shape (0, dim))."""

@@ -2,11 +2,13 @@
 
 The store's `meta` row `encryption` names its key (`key_id`, not secret) and the key's
 `check` (crypto/cipher.py). A writer opening a store that has none, with encryption wanted,
-makes a key, keeps it (crypto/keys.py), seals what the store already holds (one transaction, then
-VACUUM and a WAL checkpoint so no plaintext copy stays in the file) and records the meta
+makes a key, keeps it (crypto/keys.py), seals what the store already holds (one transaction,
+then VACUUM and a WAL checkpoint so no plaintext copy stays in the file) and records the meta
 row last: a crash before that leaves a plaintext store and a spare key, never a store
-without its key. A store whose key cannot be found or does not match is refused with
-`key_missing`, saying where the key was looked for and how to start again (`rewind reset`).
+without its key. A VACUUM that finds the disk full is left to the next writer (noted in
+`meta`): the sealing is committed, the store opens. A store whose key cannot be found
+or does not match is refused with `key_missing`, saying where the key was looked for and
+how to start again (`rewind reset`).
 This module must never print a key or open a store it was not given.
 """
 
@@ -16,8 +18,10 @@ import json
 import logging
 import time
 import uuid
+from contextlib import suppress
 from dataclasses import dataclass
 
+from ... import faults
 from ...errors import Code, RewindError
 from ..crypto import keys
 from ..crypto.cipher import FieldCipher, new_key
@@ -26,6 +30,7 @@ from .store import Store
 log = logging.getLogger("rewind.at_rest")
 
 META = "encryption"
+COMPACT_PENDING = "compact_pending"  # sealed, but the VACUUM after it found no room
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,8 @@ def open_cipher(store: Store, data_dir: str) -> tuple[FieldCipher | None, AtRest
         raise lost_key(data_dir, key_id, "its key is damaged") from None
     if cipher.check != info["check"]:
         raise lost_key(data_dir, key_id, "the key found is not its key")
+    if not store.readonly and store.get_meta(COMPACT_PENDING):
+        compact(store)  # a full disk stopped it last time
     return cipher, AtRest(True, place.describe(), info.get("since"))
 
 
@@ -98,6 +105,24 @@ def encrypt_store(store: Store) -> FieldCipher:
                                       "since": time.time()})))
     store.cipher = cipher
     if pages:
-        store.compact()  # the plaintext rows' old bytes leave the file
+        compact(store)  # the plaintext rows' old bytes leave the file
     log.info("store encrypted (%d pages); key in %s", len(pages), place.kind)
     return cipher
+
+
+def compact(store: Store) -> bool:
+    """VACUUM the store (it needs room for a copy of the file). With no room, or a reader in
+    the way, it stays to do: noted in `meta`, and the next writer to open the store does it
+    (`open_cipher`). The sealing before it is committed whatever happens here."""
+    try:
+        faults.hit("store_compact")
+        store.compact()
+    except (RewindError, OSError) as exc:
+        log.warning("compaction left for the next writer: %s", exc)
+        with suppress(RewindError):
+            store.set_meta(COMPACT_PENDING, "1")
+        return False
+    if store.get_meta(COMPACT_PENDING):
+        with store.transaction() as db:
+            db.execute("DELETE FROM meta WHERE key=?", (COMPACT_PENDING,))
+    return True
