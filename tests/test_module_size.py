@@ -18,8 +18,6 @@ TABLES = {
 # Over the limit today: ceiling (lines now) and what brings the module under it.
 OVER: dict[str, tuple[int, str]] = {
     "host/rewind/index/derived/text_index.py": (437, "its queries apart from its catching up"),
-    "host/rewind/index/store/store.py": (425, "its page reads apart from its writes"),
-    "host/rewind/capture/policy.py": (419, "the policy's table loading apart from its rules"),
     "extension/background/native.js": (423, "the port apart from the request helpers"),
 }
 

@@ -39,7 +39,7 @@ from rewind.capture import content_features as cf
 from rewind.capture import sensitive
 from rewind.capture.content_lexicon import Lexicon, lexicon
 from rewind.capture.page_signals import PageSignals
-from rewind.capture.policy import load_policy
+from rewind.capture.policy_file import load_policy
 from rewind.capture.redact import redact
 
 from bench.common import labelled_pages, real_pages, report

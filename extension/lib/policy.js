@@ -3,7 +3,7 @@
  *
  * Job: compile the policy table (host/rewind/capture/policy.json, copied into
  * the built extension as policy.json; its format is documented in
- * host/rewind/capture/policy.py) and classify a URL against it plus the
+ * host/rewind/capture/policy_file.py) and classify a URL against it plus the
  * person's own rules. The host's policy.py is the same classifier in Python:
  * tests/data/policy_cases.json is run by both, so they never disagree.
  * Never: touch `chrome.*` or the network (the policy object is passed in), or

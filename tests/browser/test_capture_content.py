@@ -19,7 +19,8 @@ import pytest
 from capture_pages import ARTICLES as POLICY_ARTICLES
 from playwright.sync_api import expect
 from private_pages import ARTICLES, BORDERLINE, PRIVATE
-from rewind.capture.policy import Rules, classify_url, load_policy
+from rewind.capture.policy import Rules, classify_url
+from rewind.capture.policy_file import load_policy
 
 from demo.harness import RewindBrowser, wait_until
 

@@ -5,14 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
-from rewind.capture.policy import (
-    PolicyError,
-    Rules,
-    category_table,
-    classify_url,
-    load_policy,
-    parse_policy,
-)
+from rewind.capture.policy import Rules, category_table, classify_url
+from rewind.capture.policy_file import PolicyError, load_policy, parse_policy
 
 CASES = json.loads((Path(__file__).parents[1] / "data" / "policy_cases.json").read_text("utf-8"))
 POLICY = load_policy()

@@ -12,7 +12,7 @@ from requirement import missing
 from rewind.capture import content_features as cf
 from rewind.capture import sensitive
 from rewind.capture.page_signals import PageSignals
-from rewind.capture.policy import load_policy
+from rewind.capture.policy_file import load_policy
 from rewind.capture.redact import redact
 
 from bench.common import real_pages

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import content_patterns as pat
 from .content_lexicon import Hit, Lexicon, clean, is_cjk, lexicon, normalize
-from .policy import load_policy
+from .policy_file import load_policy
 from .redact import MASKS, find_pii, url_spans
 
 BASE_COUNTS = (

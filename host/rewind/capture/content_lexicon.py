@@ -27,7 +27,7 @@ from importlib import resources
 
 import ahocorasick
 
-from .policy import load_policy
+from .policy_file import load_policy
 
 _SPACES = re.compile(r"[^\w\n#]+|_+")  # "#" stays: "order #", "policy #"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")

@@ -22,7 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from .page_signals import PageSignals
-from .policy import Policy, Rules, Verdict, classify_url, load_policy
+from .policy import Rules, Verdict, classify_url
+from .policy_file import Policy, load_policy
 from .sensitive import ContentCheck
 from .weburl import host_matches, parse_web_url
 

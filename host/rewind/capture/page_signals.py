@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .content_lexicon import Lexicon, clean, lexicon
-from .policy import Policy, load_policy
+from .policy_file import Policy, load_policy
 
 SIGNAL_FEATURES = ("signed_in", "account_menu", "greeted", "app_declared", "editor")
 MAX_CONTROLS, MAX_APPS, MAX_CHARS = 200, 6, 100  # as the request schema allows

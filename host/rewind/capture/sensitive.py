@@ -36,7 +36,8 @@ from ..logistic import Logistic
 from . import content_features as cf
 from .content_lexicon import Lexicon, lexicon
 from .page_signals import SIGNAL_FEATURES, PageSignals, declared_categories, signal_features
-from .policy import Policy, Verdict, load_policy
+from .policy import Verdict
+from .policy_file import Policy, load_policy
 
 INTERACTIONS = ("topic_x_short", "topic_x_numbers", "topic_x_signed_in")
 FEATURES = cf.FEATURES + SIGNAL_FEATURES + INTERACTIONS

@@ -11,7 +11,8 @@ are read; URLs, sites, times and counts stay as they are (README: what is encryp
 Deleted rows are overwritten (secure_delete), so a forgotten page's bytes do not linger
 in the file's free pages.
 
-The vectors' rows are read and written by the `VectorRows` mixin (vector_rows.py).
+Pages and passages are read back by the `PageReads` mixin (reads.py), the vectors' rows
+read and written by the `VectorRows` mixin (vector_rows.py).
 This module must never embed, tokenise or search: it stores what it is given,
 in one transaction per call, and reads it back.
 """
@@ -31,8 +32,9 @@ from ... import config, faults
 from ...errors import Code, RewindError, disk_full
 from ..crypto.cipher import FieldCipher
 from .migrations import MIGRATIONS, SCHEMA_VERSION
-from .records import PAGE_COLUMNS, PageRecord, PassageRecord, PassageVectors, page_from_row
-from .vector_rows import VectorRows, chunks
+from .reads import PageReads
+from .records import PageRecord, PassageRecord, PassageVectors
+from .vector_rows import VectorRows
 
 
 def storage_error(exc: sqlite3.Error, path: Path | None = None) -> RewindError:
@@ -54,7 +56,7 @@ def storage_error(exc: sqlite3.Error, path: Path | None = None) -> RewindError:
     return RewindError(Code.INTERNAL, f"Storage error: {exc}.")
 
 
-class Store(VectorRows):
+class Store(PageReads, VectorRows):
     """One profile's SQLite database. Not thread-safe: one Store per thread."""
 
     def __init__(self, path: Path, *, readonly: bool = False, busy_timeout_s: float = 10.0,
@@ -184,25 +186,10 @@ class Store(VectorRows):
     def close(self) -> None:
         self.db.close()
 
-    # ---- sealing (a no-op without a cipher) ---------------------------------------------
+    # ---- sealing (a no-op without a cipher; opening is reads.py's) ----------------------
 
     def _seal(self, text: str, column: str) -> str | bytes:
         return self.cipher.seal_text(text, column) if self.cipher else text
-
-    def _open(self, value: str | bytes, column: str) -> str:
-        if self.cipher is None:
-            return value  # type: ignore[return-value]
-        return self.cipher.open_text(value, column)  # type: ignore[arg-type]
-
-    def _page(self, row: tuple) -> PageRecord:
-        if self.cipher is not None:
-            row = (*row[:3], self._open(row[3], "title"), *row[4:6],
-                   self._open(row[6], "metadata"), *row[7:])
-        return page_from_row(row)
-
-    def _passage(self, row: tuple) -> tuple[int, int, PassageRecord]:
-        pid, page_id, pos, text, s, e, q, t = row
-        return pid, page_id, PassageRecord(self._open(text, "text"), pos, (s, e), q, bool(t), pid)
 
     # ---- change sequence ----------------------------------------------------------------
 
@@ -331,88 +318,6 @@ class Store(VectorRows):
         with self.transaction() as db:
             seq = self._next_seq()
             db.execute("UPDATE pages SET seq=?", (seq,))
-
-    # ---- reads --------------------------------------------------------------------------
-
-    def page_by_url(self, url: str) -> PageRecord | None:
-        row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE url=?", (url,)).fetchone()
-        return self._page(row) if row else None
-
-    def pages_by_ids(self, ids: Iterable[int]) -> dict[int, PageRecord]:
-        out: dict[int, PageRecord] = {}
-        for chunk, marks in chunks(set(ids), 500):
-            for row in self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages WHERE id IN ({marks})",
-                                       chunk):
-                page = self._page(row)
-                out[page.id] = page
-        return out
-
-    def list_pages(self, offset: int = 0, limit: int = 100) -> list[PageRecord]:
-        rows = self.db.execute(
-            f"SELECT {PAGE_COLUMNS} FROM pages ORDER BY last_visit DESC, id DESC LIMIT ? OFFSET ?",
-            (limit, offset),
-        )
-        return [self._page(r) for r in rows]
-
-    def page_ids_where(self, *, domain: str | None = None, since: float | None = None,
-                       until: float | None = None) -> list[int]:
-        sql, args = "SELECT id FROM pages WHERE 1=1", []
-        if domain is not None:
-            sql += " AND (domain=? OR domain LIKE ?)"
-            args += [domain, f"%.{domain}"]
-        if since is not None:
-            sql += " AND last_visit >= ?"
-            args.append(since)
-        if until is not None:
-            sql += " AND last_visit < ?"
-            args.append(until)
-        return [r[0] for r in self.db.execute(sql, args)]
-
-    def all_page_ids(self) -> list[int]:
-        return [r[0] for r in self.db.execute("SELECT id FROM pages")]
-
-    def passages_of(self, page_ids: Iterable[int]) -> list[tuple[int, int, PassageRecord]]:
-        """(passage id, page id, passage) for the given pages, in page order."""
-        out = []
-        for chunk, marks in chunks(page_ids, 500):
-            rows = self.db.execute(
-                "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
-                f" FROM passages WHERE page_id IN ({marks}) ORDER BY page_id, position, id", chunk)
-            out += [self._passage(r) for r in rows]
-        return out
-
-    def passages_by_ids(self, ids: Iterable[int]) -> dict[int, tuple[int, PassageRecord]]:
-        out = {}
-        for chunk, marks in chunks(set(ids), 500):
-            rows = self.db.execute(
-                "SELECT id, page_id, position, text, span_start, span_end, quality, is_title"
-                f" FROM passages WHERE id IN ({marks})", chunk)
-            for row in rows:
-                pid, page_id, passage = self._passage(row)
-                out[pid] = (page_id, passage)
-        return out
-
-    def counts(self) -> dict[str, int]:
-        one = self.db.execute
-        return {
-            "pages": one("SELECT COUNT(*) FROM pages").fetchone()[0],
-            "passages": one("SELECT COUNT(*) FROM passages").fetchone()[0],
-            "vectors": one("SELECT COUNT(*) FROM vectors").fetchone()[0],
-        }
-
-    def last_indexed(self) -> PageRecord | None:
-        row = self.db.execute(f"SELECT {PAGE_COLUMNS} FROM pages "
-                              "ORDER BY indexed_at DESC, id DESC LIMIT 1").fetchone()
-        return self._page(row) if row else None
-
-    def passage_count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
-
-    def max_passage_id(self) -> int:
-        return self.db.execute("SELECT COALESCE(MAX(id), 0) FROM passages").fetchone()[0]
-
-    def passage_ids(self) -> set[int]:
-        return {r[0] for r in self.db.execute("SELECT id FROM passages")}
 
     def integrity(self) -> list[str]:
         """Problems found by SQLite's own check and our invariants; [] when healthy."""
