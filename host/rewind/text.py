@@ -33,14 +33,34 @@ your yours yourself yourselves also just may might must shall us s t can will
 NOT_CLAIMS: frozenset[str] = frozenset(
     "source sources page pages history yes ok okay sure now".split())
 
-_WORD = re.compile(r"[a-z0-9]+")
-# A sentence ends at . ! ? followed by space, or at a line break.
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+# Scripts without spaces between words (and Hangul, whose words are long agglutinations):
+# their runs are cut into overlapping character pairs, here and in BM25 (index/analysis.py).
+DENSE = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+")
+# A word: a run of a dense script, or of letters and digits of any other script.
+_WORD = re.compile(rf"{DENSE.pattern}|(?:(?!{DENSE.pattern})[^\W_])+")
+# A sentence ends at . ! ? followed by space, at a CJK full stop (no space follows one),
+# or at a line break.
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
+
+
+def bigrams(run: str) -> list[str]:
+    """A run of a script without spaces -> its overlapping character pairs (a single
+    character stays itself)."""
+    if len(run) < 2:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
 
 
 def words(text: str) -> list[str]:
-    """Lower-case runs of letters and digits (ASCII): what word overlap counts."""
-    return _WORD.findall(text.lower())
+    """Lower-case runs of letters and digits, in every script; a run of a script written
+    without spaces (Japanese, Chinese, Thai...) as its character pairs: what word overlap
+    counts. ASCII text gives what it always gave."""
+    out: list[str] = []
+    for w in _WORD.findall(text.lower()):
+        out += bigrams(w) if DENSE.match(w) else [w]
+    return out
 
 
 def sentences(text: str) -> list[str]:

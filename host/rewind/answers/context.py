@@ -115,7 +115,9 @@ def history_evidence(
         if page is None or p is None or p.is_title:  # deleted meanwhile; a title is no evidence
             continue
         if h.similarity is not None:
-            evidence = h.similarity >= s.answer_min_similarity
+            scale = searcher.confidence  # the threshold is on the reference scale
+            cos = scale.calibrated(h.similarity) if scale is not None else h.similarity
+            evidence = cos >= s.answer_min_similarity
         else:  # no embedder: the words must carry it
             evidence = found.keyword_share(h) >= s.answer_min_keyword_share
         if not evidence:

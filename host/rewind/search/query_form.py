@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..text import STOP_WORDS
+from ..text import DENSE, STOP_WORDS
 
 QUESTION_WORDS = ("what", "why", "how", "who", "when", "where", "which", "is", "are", "does",
                   "do", "did", "can", "could", "should", "explain", "compare")
@@ -28,8 +28,18 @@ def looks_like_question(text: str) -> bool:
     return s.endswith("?") or _QUESTION_START.match(s) is not None
 
 
+def terms(word: str) -> int:
+    """How many terms a word is to BM25: one, or for a run of a script written without
+    spaces (Japanese, Chinese, Thai...) its character pairs (index/analysis.py). A Japanese
+    heading is one "word" between spaces but a dozen terms: not a few remembered words."""
+    runs = DENSE.findall(word)
+    rest = DENSE.sub("", word).strip("'-")
+    return sum(max(1, len(r) - 1) for r in runs) + (1 if rest or not runs else 0)
+
+
 def remembered_words(text: str, max_terms: int) -> bool:
     """A few content words and no function words ("RNG-pruning HNSW") read as words a
     person remembers from a page; a sentence ("how does HNSW prune ...") does not."""
     words = _WORD.findall(text.lower())
-    return 0 < len(words) <= max_terms and not any(w in STOP_WORDS for w in words)
+    return (0 < sum(map(terms, words)) <= max_terms
+            and not any(w in STOP_WORDS for w in words))
