@@ -39,6 +39,17 @@ export function looksLikeQuestion(q) {
   return s.endsWith("?") || QUESTION_START.test(s);
 }
 
+// Scripts written without spaces (host/rewind/text.py DENSE): a run is as many terms as
+// it has character pairs, as BM25 counts it.
+const DENSE = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\u{20000}-\u{2ffff}]+/gu;
+
+/** How many terms a word is to BM25 (query_form.py `terms`). @param {string} word */
+export function terms(word) {
+  const runs = word.match(DENSE) ?? [];
+  const rest = word.replace(DENSE, "").replace(/^['-]+|['-]+$/g, "");
+  return runs.reduce((n, r) => n + Math.max(1, [...r].length - 1), 0) + (rest || !runs.length ? 1 : 0);
+}
+
 /**
  * A few content words and no function words ("RNG-pruning HNSW") read as words a person
  * remembers from a page; a sentence ("how does HNSW prune ...") does not.
@@ -46,5 +57,6 @@ export function looksLikeQuestion(q) {
  */
 export function rememberedWords(q, maxTerms) {
   const words = String(q ?? "").toLowerCase().match(/[\p{L}\p{N}_'-]+/gu) ?? [];
-  return words.length > 0 && words.length <= maxTerms && !words.some((w) => STOP_WORDS.has(w));
+  const n = words.reduce((sum, w) => sum + terms(w), 0);
+  return n > 0 && n <= maxTerms && !words.some((w) => STOP_WORDS.has(w));
 }
