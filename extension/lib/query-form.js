@@ -25,6 +25,18 @@ why's will with won't would wouldn't you you'd you'll you're you've your yours y
 yourselves
 `.split(/\s+/).filter(Boolean));
 
+/** Function words of other languages (query_form.py FUNCTION_WORDS), for `rememberedWords`. */
+export const FUNCTION_WORDS = new Set(`
+der das des dem ein eine einer eines einem einen und oder mit von zu zum zur im ist
+sind für auf bei aus nach wie wird werden nicht auch sich
+le les un une des de et ou en au aux dans avec est sont ce cette ces qui que ne pas sur d l
+el los las unos unas del y o para por es al como
+il lo gli di da della dei delle e è nel nella che non
+os um uma do dos das em na com não
+het een op voor te niet dat
+в и на с по для не что как это из к о от
+`.split(/\s+/).filter(Boolean));
+
 /** First words that make a query of three words or more a question. */
 export const QUESTION_WORDS = `
 what why how who when where which is are does do did can could should explain compare
@@ -58,5 +70,5 @@ export function terms(word) {
 export function rememberedWords(q, maxTerms) {
   const words = String(q ?? "").toLowerCase().match(/[\p{L}\p{N}_'-]+/gu) ?? [];
   const n = words.reduce((sum, w) => sum + terms(w), 0);
-  return n > 0 && n <= maxTerms && !words.some((w) => STOP_WORDS.has(w));
+  return n > 0 && n <= maxTerms && !words.some((w) => STOP_WORDS.has(w) || FUNCTION_WORDS.has(w));
 }
