@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..config import Settings
+from ..cosine_scale import calibrated
 from ..index import languages
 from ..text import SENTENCE_BREAK, content_words, words
 from .packing import Source
@@ -169,10 +170,9 @@ Embed = Callable[[Sequence[str]], np.ndarray]
 
 def reference_cosine(embed: Embed | None, cosine):
     """Cosines (a float or an array) of `embed`'s model on the reference scale, MiniLM's,
-    which the thresholds of the answer were fitted on (index/models.py `calibrated`).
+    which the thresholds of the answer were fitted on (cosine_scale.py).
     `embed` is an embedder's bound `embed_documents`: its embedder knows its scale."""
-    scale = getattr(getattr(embed, "__self__", None), "confidence", None)
-    return scale.calibrated(cosine) if scale is not None else cosine
+    return calibrated(getattr(getattr(embed, "__self__", None), "confidence", None), cosine)
 
 
 def _passage_vectors(sources: Sequence[Source], embed: Embed | None

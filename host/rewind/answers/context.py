@@ -27,6 +27,7 @@ from ..capture import urls
 from ..capture.chunker import chunk_blocks
 from ..capture.extract import text_document
 from ..config import Settings
+from ..cosine_scale import calibrated
 from ..errors import RewindError
 from ..search import PassageQuery, Searcher, relevance
 from ..text import words
@@ -115,9 +116,8 @@ def history_evidence(
         if page is None or p is None or p.is_title:  # deleted meanwhile; a title is no evidence
             continue
         if h.similarity is not None:
-            scale = searcher.confidence  # the threshold is on the reference scale
-            cos = scale.calibrated(h.similarity) if scale is not None else h.similarity
-            evidence = cos >= s.answer_min_similarity
+            # the threshold is on the reference scale (cosine_scale.py)
+            evidence = calibrated(searcher.confidence, h.similarity) >= s.answer_min_similarity
         else:  # no embedder: the words must carry it
             evidence = found.keyword_share(h) >= s.answer_min_keyword_share
         if not evidence:

@@ -58,21 +58,6 @@ class Confidence:
     high: float
     medium: float
 
-    def calibrated(self, cosine):
-        """A cosine (a float or an array) of this model on the reference scale, MiniLM's:
-        the scale the answer thresholds and the relevance gate were fitted on. The model's
-        "medium" and "high" points go onto MiniLM's, linearly. multilingual-e5-small packs
-        every cosine into 0.7-1.0; this map put its cosines next to MiniLM's on the same
-        question and passage pairs (least squares gave slope 3.57, this map 3.75)."""
-        ref = REFERENCE
-        if self == ref:
-            return cosine
-        slope = (ref.high - ref.medium) / (self.high - self.medium)
-        return ref.medium + (cosine - self.medium) * slope
-
-
-REFERENCE = Confidence(high=0.55, medium=0.40)  # all-minilm-l6-v2-int8's (models.json)
-
 
 @dataclass(frozen=True)
 class EmbeddingSpec:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ..cosine_scale import calibrated
 from ..index import languages
 from ..logistic import Logistic
 from .retrieve import PassageHit, Retrieved, Searcher
@@ -93,9 +94,8 @@ def _missing(idf: dict[str, float], terms: set[str]) -> float:
 
 
 def _reference(searcher: Searcher, cosine: float) -> float:
-    """A cosine on the scale the models were fitted on (MiniLM's; index/models.py)."""
-    scale = searcher.confidence
-    return float(scale.calibrated(cosine)) if scale is not None else cosine
+    """A cosine on the scale the models were fitted on (MiniLM's; cosine_scale.py)."""
+    return float(calibrated(searcher.confidence, cosine))
 
 
 def _other_language(searcher: Searcher, query: str, records: dict
