@@ -25,6 +25,18 @@ why's will with won't would wouldn't you you'd you'll you're you've your yours y
 yourselves
 `.split(/\s+/).filter(Boolean));
 
+/** Function words of other languages (query_form.py FUNCTION_WORDS), for `rememberedWords`. */
+export const FUNCTION_WORDS = new Set(`
+der das des dem ein eine einer eines einem einen und oder mit von zu zum zur im ist
+sind für auf bei aus nach wie wird werden nicht auch sich
+le les un une des de et ou en au aux dans avec est sont ce cette ces qui que ne pas sur d l
+el los las unos unas del y o para por es al como
+il lo gli di da della dei delle e è nel nella che non
+os um uma do dos das em na com não
+het een op voor te niet dat
+в и на с по для не что как это из к о от
+`.split(/\s+/).filter(Boolean));
+
 /** First words that make a query of three words or more a question. */
 export const QUESTION_WORDS = `
 what why how who when where which is are does do did can could should explain compare
@@ -39,6 +51,17 @@ export function looksLikeQuestion(q) {
   return s.endsWith("?") || QUESTION_START.test(s);
 }
 
+// Scripts written without spaces (host/rewind/text.py DENSE): a run is as many terms as
+// it has character pairs, as BM25 counts it.
+const DENSE = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\u{20000}-\u{2ffff}]+/gu;
+
+/** How many terms a word is to BM25 (query_form.py `terms`). @param {string} word */
+export function terms(word) {
+  const runs = word.match(DENSE) ?? [];
+  const rest = word.replace(DENSE, "").replace(/^['-]+|['-]+$/g, "");
+  return runs.reduce((n, r) => n + Math.max(1, [...r].length - 1), 0) + (rest || !runs.length ? 1 : 0);
+}
+
 /**
  * A few content words and no function words ("RNG-pruning HNSW") read as words a person
  * remembers from a page; a sentence ("how does HNSW prune ...") does not.
@@ -46,5 +69,6 @@ export function looksLikeQuestion(q) {
  */
 export function rememberedWords(q, maxTerms) {
   const words = String(q ?? "").toLowerCase().match(/[\p{L}\p{N}_'-]+/gu) ?? [];
-  return words.length > 0 && words.length <= maxTerms && !words.some((w) => STOP_WORDS.has(w));
+  const n = words.reduce((sum, w) => sum + terms(w), 0);
+  return n > 0 && n <= maxTerms && !words.some((w) => STOP_WORDS.has(w) || FUNCTION_WORDS.has(w));
 }

@@ -222,6 +222,9 @@ class Settings:
     citation_strong_similarity: float = knob(0.8, "... unless the meaning is this close")
     citation_min_words: int = knob(
         3, "content words an extracted sentence needs (shorter: headings, fragments)")
+    citation_across_similarity: float = knob(
+        0.55, "a passage in another language than the sentence backs it by meaning alone, "
+        "from this cosine (MiniLM's scale)")
     stream_flush_s: float = knob(0.05, "streamed text goes out at most this often")
     # Facets (answers/facets.py, seed 000): off, because the offline 135M model cannot
     # split a question well and it costs one more model call before the answer.

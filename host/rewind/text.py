@@ -36,25 +36,42 @@ your yours yourself yourselves also just may might must shall us s t can will
 NOT_CLAIMS: frozenset[str] = frozenset(
     "source sources page pages history yes ok okay sure now".split())
 
-_WORD = re.compile(r"[a-z0-9]+")
+# Scripts without spaces between words (and Hangul, whose words are long agglutinations):
+# their runs are cut into overlapping character pairs, here and in BM25 (index/derived/analysis.py).
+DENSE = re.compile(
+    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+")
+# A word: a run of a dense script, or of letters and digits of any other script.
+_WORD = re.compile(rf"{DENSE.pattern}|(?:(?!{DENSE.pattern})[^\W_])+")
 _TERM = re.compile(r"[\w'-]+")
 _LETTER_WORD = re.compile(r"[A-Za-z][\w'-]*")
 # A capitalised word that opens neither the text nor a sentence in it.
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z][\w'-]*")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-# In an answer (and the passages it quotes) a sentence ends at . ! ? followed by space,
-# or at a line break (a list item, a heading).
-SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
-# Where a long block of a page is cut (capture/chunker.py): at . ! ? followed by space, or
-# after a CJK full stop 。！？ (those scripts put no space after it). Blocks hold no line
-# breaks (extraction folds whitespace). Answers do not split at 。！？ yet: doing so would
-# change how a Chinese or Japanese answer is checked.
+# In an answer (and the passages it quotes) a sentence ends at . ! ? followed by space, at
+# a CJK full stop 。！？ (no space follows one), or at a line break (a list item, a heading).
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
+# Where a long block of a page is cut (capture/chunker.py): the same ends but line breaks,
+# which blocks do not hold (extraction folds whitespace).
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 
 
+def bigrams(run: str) -> list[str]:
+    """A run of a script without spaces -> its overlapping character pairs (a single
+    character stays itself)."""
+    if len(run) < 2:
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
+
+
 def words(text: str) -> list[str]:
-    """Lower-case runs of letters and digits (ASCII): what word overlap counts."""
-    return _WORD.findall(text.lower())
+    """Lower-case runs of letters and digits, in every script; a run of a script written
+    without spaces (Japanese, Chinese, Thai...) as its character pairs: what word overlap
+    counts. ASCII text gives what it always gave."""
+    out: list[str] = []
+    for w in _WORD.findall(text.lower()):
+        out += bigrams(w) if DENSE.match(w) else [w]
+    return out
 
 
 def spaced_words(text: str) -> list[str]:

@@ -8,7 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-from rewind.search.query_form import QUESTION_WORDS, looks_like_question, remembered_words
+from rewind.search.query_form import (
+    FUNCTION_WORDS,
+    QUESTION_WORDS,
+    looks_like_question,
+    remembered_words,
+)
 from rewind.text import STOP_WORDS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,4 +40,5 @@ def _js_words(name: str) -> list[str]:
 
 def test_the_extension_has_the_hosts_word_lists():
     assert set(_js_words("STOP_WORDS")) == STOP_WORDS
+    assert set(_js_words("FUNCTION_WORDS")) == FUNCTION_WORDS
     assert _js_words("QUESTION_WORDS") == list(QUESTION_WORDS)

@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..config import Settings
+from ..index.derived import languages
+from ..models.cosine_scale import calibrated
 from ..text import SENTENCE_BREAK, content_words, letter_words, numbers, spaced_words, words
 from .packing import Source
 
@@ -165,6 +167,13 @@ class Checked:
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 
+def reference_cosine(embed: Embed | None, cosine):
+    """Cosines (a float or an array) of `embed`'s model on the reference scale, MiniLM's,
+    which the thresholds of the answer were fitted on (models/cosine_scale.py).
+    `embed` is an embedder's bound `embed_documents`: its embedder knows its scale."""
+    return calibrated(getattr(getattr(embed, "__self__", None), "confidence", None), cosine)
+
+
 def _passage_vectors(sources: Sequence[Source], embed: Embed | None
                      ) -> dict[int, np.ndarray]:
     """One row per packed passage of each source: its stored vector, else embedded."""
@@ -181,6 +190,29 @@ def _passage_vectors(sources: Sequence[Source], embed: Embed | None
         for n in {n for n, _ in todo}:
             out[n] = mat[[i for i, (m, _) in enumerate(todo) if m == n]]
     return out
+
+
+def language_of(text: str) -> str:
+    """The language `text` is written in (index/derived/languages.py), or "und" when too short."""
+    return languages.detect(text).lang
+
+
+def across(a: str, b: str) -> bool:
+    """Whether two texts' languages are both known and differ: their words cannot meet."""
+    return languages.UNKNOWN not in (a, b) and a != b
+
+
+def _support_across(numbers: set[str], cos: float | None, passage_text: str,
+                    settings: Settings) -> float:
+    """How well a passage in another language backs a claim: by meaning alone (the words
+    of an English sentence are not a German passage's, whatever it says), on the reference
+    scale, held to `citation_across_similarity`; a number the passage lacks still halves it."""
+    if cos is None or cos < settings.citation_across_similarity:
+        return 0.0
+    score = cos
+    if any(x not in passage_text for x in numbers):
+        score *= 0.5
+    return score
 
 
 def _support(claimed: set[str], numbers: set[str], cos: float | None, passage_words: set[str],
@@ -217,6 +249,8 @@ def check_answer(
     titles = [s.title for s in sources if s.title]
     words_of = {s.n: [content_words(f"{s.title} {t}") for t in s.texts] for s in sources}
     vecs = _passage_vectors(sources, embed)
+    src_lang = {s.n: language_of(f"{s.title}\n" + "\n".join(s.texts)) for s in sources}
+    asked_lang = language_of(question) if question else languages.UNKNOWN
     kinds = [fragment_kind(body, titles) for body, _ in parts]
     claims = [i for i, (body, _c) in enumerate(parts)
               if content_words(body) and kinds[i] is None and not _NOT_FOUND.search(body)]
@@ -240,10 +274,18 @@ def check_answer(
         vec = claim_vecs.get(i)
         support: dict[int, float] = {}
         quote: dict[int, str] = {}
+        lang = language_of(body)
+        lang = asked_lang if lang == languages.UNKNOWN else lang
         for n, src in by_n.items():
-            cos = (vecs[n] @ vec) if vec is not None and n in vecs else None
-            scores = [_support(claimed, details, None if cos is None else float(cos[j]),
-                               words_of[n][j], t, settings) for j, t in enumerate(src.texts)]
+            cos = (reference_cosine(embed, vecs[n] @ vec) if vec is not None and n in vecs
+                   else None)
+            if across(lang, src_lang[n]):
+                scores = [_support_across(details, None if cos is None else float(cos[j]), t,
+                                          settings) for j, t in enumerate(src.texts)]
+            else:
+                scores = [_support(claimed, details, None if cos is None else float(cos[j]),
+                                   words_of[n][j], t, settings)
+                          for j, t in enumerate(src.texts)]
             if scores:
                 j = int(np.argmax(scores))
                 support[n], quote[n] = scores[j], src.texts[j]

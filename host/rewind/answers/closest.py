@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..text import content_words, sentences, spaced_words
-from .citations import Embed
+from .citations import Embed, reference_cosine
 from .packing import Source
 
 QUOTE_WORDS = 60  # a longer passage is cut to its best sentences
@@ -71,7 +71,8 @@ def quote(question: str, passage: str, title: str, embed: Embed | None,
     overlap = np.array([len(qwords & content_words(s)) / (len(qwords) or 1) for s in sents])
     score = overlap
     if embed is not None and qvec is not None:
-        sims = embed([f"{title}: {s}" if title else s for s in sents]) @ qvec
+        sims = reference_cosine(embed, embed([f"{title}: {s}" if title else s
+                                              for s in sents]) @ qvec)
         score = 0.7 * sims + 0.3 * overlap
     best = int(np.argmax(score))
     lo = hi = best  # the window: sentences lo..hi

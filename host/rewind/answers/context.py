@@ -28,6 +28,7 @@ from ..capture.chunker import chunk_blocks
 from ..capture.extract import text_document
 from ..config import Settings
 from ..errors import RewindError
+from ..models.cosine_scale import calibrated
 from ..search import PassageQuery, Searcher, relevance
 from ..text import words
 from .llm import Tokenizer
@@ -115,7 +116,8 @@ def history_evidence(
         if page is None or p is None or p.is_title:  # deleted meanwhile; a title is no evidence
             continue
         if h.similarity is not None:
-            evidence = h.similarity >= s.answer_min_similarity
+            # the threshold is on the reference scale (models/cosine_scale.py)
+            evidence = calibrated(searcher.confidence, h.similarity) >= s.answer_min_similarity
         else:  # no embedder: the words must carry it
             evidence = found.keyword_share(h) >= s.answer_min_keyword_share
         if not evidence:

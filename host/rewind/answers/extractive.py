@@ -23,7 +23,7 @@ import numpy as np
 
 from ..config import Settings
 from ..text import content_words, letter_words, names, sentences, spaced_words
-from .citations import Embed, is_answer_sentence, with_citations
+from .citations import Embed, is_answer_sentence, reference_cosine, with_citations
 from .packing import Source
 
 MAX_WORDS = 80  # a longer "sentence" is a run-on list, not an answer
@@ -108,7 +108,7 @@ def compose(question: str, sources: Sequence[Source], embed: Embed | None,
     vecs = None
     if embed is not None and qvec is not None:
         vecs = embed(in_context)
-        sims = vecs @ qvec
+        sims = reference_cosine(embed, vecs @ qvec)
         score = 0.7 * sims + 0.3 * overlap
     else:
         sims = None
@@ -121,7 +121,7 @@ def compose(question: str, sources: Sequence[Source], embed: Embed | None,
         def gain(i: int) -> float:
             if vecs is None or not picked:
                 return float(score[i])
-            redundancy = float(np.max(vecs[picked] @ vecs[i]))
+            redundancy = float(np.max(reference_cosine(embed, vecs[picked] @ vecs[i])))
             return mmr_lambda * float(score[i]) - (1 - mmr_lambda) * redundancy
         i = max(left, key=lambda i: (gain(i), -i))
         left.discard(i)
@@ -134,7 +134,8 @@ def compose(question: str, sources: Sequence[Source], embed: Embed | None,
             continue
         if per_source.get(c.source, 0) >= per_source_max:
             continue
-        if vecs is not None and picked and float(np.max(vecs[picked] @ vecs[i])) > SAME:
+        if vecs is not None and picked and float(
+                np.max(reference_cosine(embed, vecs[picked] @ vecs[i]))) > SAME:
             continue  # says again what a picked sentence says
         picked.append(i)
         per_source[c.source] = per_source.get(c.source, 0) + 1

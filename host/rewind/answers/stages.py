@@ -16,20 +16,21 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from ..config import Settings
 from ..errors import RewindError
+from ..index.derived import languages
 from ..search import relevance
 from . import facets
-from .citations import CITE, Checked, Embed, check_answer
+from .citations import CITE, SHOWN, Checked, Embed, across, check_answer, language_of
 from .closest import Closest, closest
 from .context import Retrieval, TabContext, retrieve
 from .extractive import compose
 from .llm import Llm, Tokenizer
-from .packing import BuiltContext, pack
+from .packing import BuiltContext, Source, pack
 from .prompt import COULD_NOT_FIND, SYSTEM_PROMPT, answer_messages
 
 if TYPE_CHECKING:
@@ -311,6 +312,11 @@ class Question:
         built = self.built
         assert built is not None
         self.timings["total_ms"] = self.ms(time.perf_counter())
+        cited = ([near.n] if near else sorted({n for c in checked.checks if c.status in SHOWN
+                                               for n in c.sources}) if checked and supported
+                 else [])
+        self.notice = join(self.notice, language_note(self.question, (shown or built).sources,
+                                                      cited))
         tid = None
         if built.sources and not cancelled:
             said = answer if supported else ""
@@ -339,6 +345,26 @@ def verdict(p: float | None) -> Literal["no", "maybe", "yes"]:
         return "yes"
     g = relevance.gauge()
     return "no" if p < g.refuse else "yes" if p >= g.extract else "maybe"
+
+
+def language_note(question: str, sources: Sequence[Source], cited: Sequence[int]
+                  ) -> str | None:
+    """"Quoted from a German page." when an answer cites a page in another language than
+    the question's (the multilingual model finds them): its quotes are in that language,
+    and a sentence in the question's language was backed by meaning alone."""
+    if not cited:
+        return None
+    asked = language_of(question)
+    names = []
+    for src in sources:
+        if src.n in cited:
+            lang = language_of(f"{src.title}\n" + "\n".join(src.texts))
+            if across(asked, lang) and languages.name(lang) not in names:
+                names.append(languages.name(lang))
+    if not names:
+        return None
+    pages = " and ".join(f"a {n} page" for n in names)
+    return f"Cited from {pages} (your question was in {languages.name(asked)})."
 
 
 def join(*notes: str | None) -> str | None:

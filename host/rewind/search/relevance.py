@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ..index.derived import languages
 from ..logistic import Logistic
+from ..models.cosine_scale import calibrated
 from .retrieve import PassageHit, Retrieved, Searcher
 
 HIT_FEATURES = ("cos", "kw_share", "cover", "cover_rare", "first")
@@ -91,6 +93,40 @@ def _missing(idf: dict[str, float], terms: set[str]) -> float:
     return max((v for t, v in idf.items() if t not in terms), default=0.0) / top if top else 0.0
 
 
+def _reference(searcher: Searcher, cosine: float) -> float:
+    """A cosine on the scale the models were fitted on (MiniLM's; models/cosine_scale.py)."""
+    return float(calibrated(searcher.confidence, cosine))
+
+
+def _other_language(searcher: Searcher, query: str, records: dict
+                    ) -> Callable[[int], bool | None]:
+    """Whether a passage is in another language than the query (None: too short to tell):
+    then the query's words cannot be in it whatever it says (the multilingual model found
+    it by meaning), and its coverage says nothing. Asked only of a history that holds more
+    than English."""
+    if len(searcher.text_index.languages()) < 2:
+        return lambda _pid: False
+    asked = languages.detect(query).lang
+    if asked == languages.UNKNOWN:
+        return lambda _pid: False
+    seen: dict[int, bool | None] = {}
+
+    def other(pid: int) -> bool | None:
+        if pid not in seen:
+            passage = records.get(pid, (None, None))[1]
+            lang = languages.detect(passage.text).lang if passage is not None else asked
+            seen[pid] = None if lang == languages.UNKNOWN else lang != asked
+        return seen[pid]
+
+    return other
+
+
+def _unobserved(model: Logistic) -> tuple[float, float]:
+    """Coverage that cannot be observed, as the model's mean: it votes neither way."""
+    values = dict(zip(model.features, model.mean.tolist(), strict=True))
+    return values["cover"], values["cover_rare"]
+
+
 def read(searcher: Searcher, query: str, found: Retrieved, hits: Sequence[PassageHit]
          ) -> Reading:
     """The signals of `query` and of `hits` (some of found.hits, e.g. a page's best ones)."""
@@ -110,7 +146,8 @@ def read(searcher: Searcher, query: str, found: Retrieved, hits: Sequence[Passag
     by_page_cos: dict[int, float] = {}
     for h in found.hits:
         if h.similarity is not None:
-            by_page_cos[h.page_id] = max(by_page_cos.get(h.page_id, -1.0), h.similarity)
+            by_page_cos[h.page_id] = max(by_page_cos.get(h.page_id, -1.0),
+                                         _reference(searcher, h.similarity))
     ranked_pages = sorted(by_page_cos, key=by_page_cos.get, reverse=True)
     cos_top = by_page_cos[ranked_pages[0]] if ranked_pages else 0.0
     cos_next = by_page_cos[ranked_pages[1]] if len(ranked_pages) > 1 else 0.0
@@ -119,6 +156,10 @@ def read(searcher: Searcher, query: str, found: Retrieved, hits: Sequence[Passag
     top_terms = [terms_of(h.passage_id) for h in found.hits[:TOP]]
     covers = [_coverage(idf, t) for t in top_terms]
     cover, cover_rare = max(covers, default=(0.0, 0.0))
+    other = _other_language(searcher, query, records)
+    top = [other(h.passage_id) for h in found.hits[:TOP]]
+    if top and top[0] is not False and any(top):  # a page title alone is too short to tell
+        cover, cover_rare = _unobserved(gauge().answerable)
     missing = min((_missing(idf, t) for t in top_terms), default=1.0)
     query_signals = {
         "cos_top": cos_top,
@@ -134,8 +175,10 @@ def read(searcher: Searcher, query: str, found: Retrieved, hits: Sequence[Passag
     hit_signals = {}
     for h in hits:
         c, r = _coverage(idf, terms_of(h.passage_id))
+        if other(h.passage_id):  # None (too short to tell) keeps what was observed
+            c, r = _unobserved(gauge().hit)
         hit_signals[h.passage_id] = {
-            "cos": h.similarity if h.similarity is not None else 0.0,
+            "cos": _reference(searcher, h.similarity) if h.similarity is not None else 0.0,
             "kw_share": found.keyword_share(h), "cover": c, "cover_rare": r,
             "first": float(h.passage_id == first)}
     return Reading(query_signals, hit_signals)
@@ -149,7 +192,8 @@ def read_provided(searcher: Searcher, query: str, texts: Sequence[str],
     idf = ti.idf(ti.terms(query))
     covers = [_coverage(idf, set(ti.terms(t))) for t in texts]
     cover, cover_rare = max(covers, default=(0.0, 0.0))
-    return {"cos_top": max((x for x in similarities if x is not None), default=0.0),
+    return {"cos_top": max((_reference(searcher, x) for x in similarities if x is not None),
+                           default=0.0),
             "cos_margin": 0.0, "cover": cover, "cover_rare": cover_rare,
             "bm25_ratio": 0.0, "agree": 1.0, "missing": 0.0,
             "q_terms": math.log1p(len(idf))}

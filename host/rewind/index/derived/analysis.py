@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 import tantivy
 
-from ...text import STOP_WORDS
+from ...text import DENSE, STOP_WORDS, bigrams
 from .languages import UNKNOWN
 
 VERSION = 1  # changes what the index holds: the index is rebuilt when it changes
@@ -34,10 +34,6 @@ STEMMERS = {
     "nl": "dutch", "no": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
     "sv": "swedish", "ta": "tamil", "tr": "turkish",
 }
-# Scripts without spaces between words (and Hangul, whose words are long agglutinations).
-DENSE = re.compile(
-    "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+")
 MAX_TERM = 40
 _WORD = re.compile(r"\w+")
 
@@ -55,14 +51,6 @@ def _build(lang: str) -> tantivy.TextAnalyzer:
         b = (b.filter(tantivy.Filter.stopword(STEMMERS[lang]))
              .filter(tantivy.Filter.stemmer(STEMMERS[lang])))
     return b.filter(tantivy.Filter.ascii_fold()).build()
-
-
-def bigrams(run: str) -> list[str]:
-    """A run of a script without spaces -> its overlapping character pairs (a single
-    character stays itself)."""
-    if len(run) < 2:
-        return [run]
-    return [run[i:i + 2] for i in range(len(run) - 1)]
 
 
 class Analysis:
