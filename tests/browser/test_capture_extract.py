@@ -15,7 +15,7 @@ import time
 
 import pytest
 from capture_pages import READER
-from playwright.sync_api import expect
+from popup_ui import popup_says
 
 from demo.harness import RewindBrowser, wait_until
 
@@ -122,17 +122,6 @@ def test_a_history_api_route_change_is_a_page_of_its_own(browser):
     [page] = browser.wait_indexed([route])
     assert page["title"] == "Lakes of Patagonia"
     assert found(browser, "spalakeword", [route])
-
-
-def popup_says(browser: RewindBrowser) -> str:
-    """The popup's sentence about the page in front (opened beside it, as a person would)."""
-    popup = browser.extension_window("popup.html", width=380, height=600)
-    try:
-        status = popup.locator("#page-status")
-        expect(status).not_to_have_text("…", timeout=30_000)
-        return status.inner_text()
-    finally:
-        popup.close()
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from hostile_pages import PAGES, Hostile, write_hostile
-from playwright.sync_api import expect
+from popup_ui import popup_says
 
 from demo.harness import RewindBrowser, wait_until
 from demo.sites import LocalSite
@@ -76,16 +76,6 @@ def p95(xs: list[float]) -> float:
         return 0.0
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
-
-
-def popup_says(browser: RewindBrowser) -> str:
-    popup = browser.extension_window("popup.html", width=380, height=600)
-    try:
-        status = popup.locator("#page-status")
-        expect(status).not_to_have_text("…", timeout=30_000)
-        return status.inner_text()
-    finally:
-        popup.close()
 
 
 def front_tab_id(browser: RewindBrowser) -> int:
