@@ -68,7 +68,8 @@ def test_sentence_spans_cut_a_block_at_end_marks_and_cjk_full_stops():
 def test_answer_sentences_break_at_cjk_full_stops_and_lines_a_block_only_at_the_first():
     """SENTENCE_BREAK (answers) and SENTENCE_END (a page's blocks) agree on full stops in
     every script and differ on line breaks, which a page's blocks do not hold."""
-    assert sentences("東京です。人口は多い") == ["東京です。", "人口は多い"]
-    assert [s for s in SENTENCE_END.split("東京です。人口は多い") if s] == ["東京です。", "人口は多い"]
+    tokyo = "東京です。人口は多い"
+    assert sentences(tokyo) == ["東京です。", "人口は多い"]
+    assert [s for s in SENTENCE_END.split(tokyo) if s] == ["東京です。", "人口は多い"]
     assert sentences("a\nb") == ["a", "b"]
     assert [s for s in SENTENCE_END.split("a\nb") if s] == ["a\nb"]

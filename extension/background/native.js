@@ -16,6 +16,7 @@
 
 import { Code, RewindError } from "../lib/errors.js";
 import { FIX_COMMAND, FIX_FROM_SOURCE, PROTOCOL_VERSION } from "../lib/settings.js";
+import { classifyDisconnect, skewError } from "./host-state.js";
 
 export const TIMEOUTS = Object.freeze({
   default: 30_000,
@@ -65,33 +66,6 @@ const HOST_MISSING_RETRY_MS = 5_000;
  *   accumulate: boolean, acc: Record<string, any[]>,
  * }} Pending
  */
-
-/**
- * Helper and extension speak different protocols: which side to update, and how.
- * @param {number} hostProtocol @param {unknown} hostVersion
- */
-export function skewError(hostProtocol, hostVersion) {
-  const host = `Rewind's helper (${String(hostVersion ?? "unknown version")}, protocol ${hostProtocol})`;
-  if (hostProtocol < PROTOCOL_VERSION) {
-    return new RewindError(Code.HOST_INCOMPATIBLE,
-      `${host} is older than this extension (protocol ${PROTOCOL_VERSION}).`,
-      `Update the helper: ${FIX_COMMAND} (from Rewind's source folder: ${FIX_FROM_SOURCE}).`);
-  }
-  return new RewindError(Code.HOST_INCOMPATIBLE,
-    `This extension (protocol ${PROTOCOL_VERSION}) is older than ${host}.`,
-    "Update the extension: load the new build (build/extension, or the zip that came with the helper) in your browser's extensions page.");
-}
-
-/**
- * Classify Chrome's disconnect message.
- * @param {string} message @returns {{state: HostState, code: string}}
- */
-export function classifyDisconnect(message) {
-  const m = message.toLowerCase();
-  if (m.includes("not found")) return { state: "host_missing", code: Code.HOST_MISSING };
-  if (m.includes("forbidden")) return { state: "host_forbidden", code: Code.HOST_FORBIDDEN };
-  return { state: "disconnected", code: Code.HOST_DISCONNECTED };
-}
 
 export class NativeClient {
   /** @param {NativeOptions} opts */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { NativeClient, classifyDisconnect, skewError } from "../background/native.js";
+import { classifyDisconnect, skewError } from "../background/host-state.js";
+import { NativeClient } from "../background/native.js";
 
 /** A fake native port: records what the client sends; the test plays the host. */
 function fakeHost({

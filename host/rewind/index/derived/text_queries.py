@@ -1,0 +1,135 @@
+"""Searching the keyword index (a mixin of `TextIndex`): a query analysed as every language
+of the index would analyse it (keyed under a cipher), BM25 over text and title with URL
+words, the page filter inside the query, highlights, and the term statistics the relevance
+gate reads.
+This module must never write the index: catching up and rebuilding are text_index.py's.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import tantivy
+
+from ...errors import Code, RewindError
+from ..store.page_filter import PageFilter, tantivy_clauses
+from . import integrity
+
+if TYPE_CHECKING:
+    from ..crypto.cipher import FieldCipher
+    from .analysis import Analysis
+
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+@dataclass
+class KeywordHit:
+    passage_id: int
+    page_id: int
+    score: float
+
+
+class TextQueries:
+    """Needs from the index: `index`, `schema`, `analysis`, `cipher`, `boosts`, `damage`,
+    `_stale`, `languages()` and `searcher()`."""
+
+    index: tantivy.Index
+    schema: tantivy.Schema
+    analysis: Analysis
+    cipher: FieldCipher | None
+    boosts: dict[str, float]
+    damage: list[str]
+    _stale: bool
+    languages: Callable[[], set[str]]
+    searcher: Callable[[], tantivy.Searcher]
+
+    def _query_terms(self, text: str) -> str:
+        """The query in the terms the index holds: its words analysed as each language of
+        the index would analyse them, a "quoted phrase" as a phrase in each."""
+        langs = self.languages()
+        key = self.cipher.term if self.cipher is not None else (lambda t: t)
+        parts = [" ".join(key(t) for t in self.analysis.query_terms(
+            _QUOTED.sub(" ", text), langs))]
+        for quoted in _QUOTED.findall(text):
+            for phrase in self.analysis.phrases(quoted, langs):
+                parts.append('"' + " ".join(key(t) for t in phrase) + '"')
+        return " ".join(p for p in parts if p.strip())
+
+    def parse(self, text: str) -> tantivy.Query:
+        """Words in text and title (as terms, see `_query_terms`); URLs as typed."""
+        words, _errors = self.index.parse_query_lenient(
+            self._query_terms(text), ["text", "title"], field_boosts=self.boosts)
+        url, _errors = self.index.parse_query_lenient(text, ["url"], field_boosts=self.boosts)
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, words),
+                                            (tantivy.Occur.Should, url)])
+
+    def check_usable(self) -> None:
+        """INDEX_DAMAGED when this index must not be searched (a reader found it damaged,
+        or holding another key's terms, and cannot rebuild it)."""
+        if self._stale or self.damage:
+            why = integrity.summary(self.damage) or "it holds terms under another key"
+            raise RewindError(
+                Code.INDEX_DAMAGED, f"The keyword index cannot be used ({why}).",
+                "Rewind rebuilds it from your pages the next time it writes (the browser's "
+                "helper, `rewind index`); `rewind reindex` rebuilds it now.")
+
+    def search(self, text: str, k: int, *, domain: str | None = None,
+               since: float | None = None, until: float | None = None,
+               where: PageFilter | None = None) -> list[KeywordHit]:
+        """The k best passages for `text` among the pages `where` (and domain, since,
+        until) admit: the filter is part of the query, so no other page is scored."""
+        self.check_usable()
+        f = PageFilter(domain.lower().removeprefix("www.") if domain else None,
+                       since=since, until=until)
+        f = f.narrowed(where) if where is not None else f
+        query = self.parse(text)
+        clauses = [(tantivy.Occur.Must, query), *tantivy_clauses(f, self.schema)]
+        if len(clauses) > 1:
+            query = tantivy.Query.boolean_query(clauses)
+        searcher = self.searcher()
+        hits = []
+        for score, address in searcher.search(query, k).hits:
+            doc = searcher.doc(address)
+            hits.append(KeywordHit(doc["passage_id"][0], doc["page_id"][0], float(score)))
+        return hits
+
+    def highlighter(self, query_text: str):
+        """A function passage text -> character ranges of the words (or, in scripts
+        without spaces, the character pairs) that match the query's terms."""
+        return self.analysis.highlighter(set(self.terms(query_text)), self.languages())
+
+    def highlights(self, query_text: str, passage_text: str) -> list[tuple[int, int]]:
+        """Character ranges of `passage_text` that match the query's terms."""
+        return self.highlighter(query_text)(passage_text)
+
+    def passage_ids(self) -> set[int]:
+        searcher = self.index.searcher()
+        n = searcher.num_docs
+        if n == 0:
+            return set()
+        result = searcher.search(tantivy.Query.all_query(), n)
+        return {searcher.doc(addr)["passage_id"][0] for _score, addr in result.hits}
+
+    def num_docs(self) -> int:
+        return self.index.searcher().num_docs
+
+    # ---- what the relevance gate reads (search/relevance.py) ---------------------------
+
+    def terms(self, text: str) -> list[str]:
+        """The distinct terms BM25 makes of `text` (stop words out, stemmed) as each
+        language of the index would, in order."""
+        return self.analysis.query_terms(text, self.languages())
+
+    def idf(self, terms: list[str]) -> dict[str, float]:
+        """Each term's inverse document frequency over the passages' text (BM25's own)."""
+        searcher = self.searcher()
+        n = max(1, searcher.num_docs)
+        out = {}
+        for t in terms:
+            df = searcher.doc_freq("text", self.cipher.term(t) if self.cipher else t)
+            out[t] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return out
