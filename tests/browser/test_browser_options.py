@@ -38,7 +38,7 @@ def stand_in_catalog(folder: Path) -> Path:
     """models.json's embedding models and offline LLM, and the stand-in to download."""
     real = json.loads((Path(specs.__file__).parent / "models.json").read_text())
     smol = real["llm"][SMOL]
-    (gguf,) = smol["files"].values()
+    gguf = smol["files"]["model.gguf"]  # the file answers run (made at install)
     stand_in = {**smol, "description": "a stand-in for a downloadable model (tests)",
                 "label": "Stand-in 0.2B", "family": "Stand-in", "parameters_b": 0.2,
                 "measured": {**smol["measured"], "how": "stand-in"},
@@ -126,19 +126,20 @@ def test_results_to_show_is_one_setting_and_the_ranking_knobs_are_advanced(brows
 def test_get_it_downloads_the_recommended_model_with_progress_cancel_and_resume(browser,
                                                                               model_host):
     total = len(model_host.files[PATH])
+    mb, gb = f"{round(total / 1e6)} MB", f"{total / 1e9:.2f} GB"  # the stand-in's size
     options = browser.extension_page("options.html", width=900, height=1400)
     line = options.locator("#answer-model-line")
-    expect(line).to_have_text(re.compile(r"^Better answers: Stand-in 0\.2B, 98 MB, first words "
+    expect(line).to_have_text(re.compile(rf"^Better answers: Stand-in 0\.2B, {mb}, first words "
                                          r"in ~\d+ s here$"), timeout=UI_TIMEOUT_MS)
     expect(options.locator("#answer-model-now")).to_have_text(
         "Answers now come from SmolLM2 135M.")
-    expect(options.locator("#answer-model-offer")).to_contain_text("It costs: a 0.10 GB download")
+    expect(options.locator("#answer-model-offer")).to_contain_text(f"It costs: a {gb} download")
 
     # Slowly, so that a person can cancel: ~10 s for the file.
     model_host.rate = 10_000_000
     options.get_by_role("button", name="Get it").click()
     msg = options.locator("#answer-model-msg")
-    expect(msg).to_have_text(re.compile(r"^Downloading Stand-in 0\.2B: [1-9]\d* MB of 98 MB "
+    expect(msg).to_have_text(re.compile(rf"^Downloading Stand-in 0\.2B: [1-9]\d* MB of {mb} "
                                         r"\(\d+ %\)$"), timeout=UI_TIMEOUT_MS)
     expect(options.locator("#answer-model-progress")).to_be_visible()
     expect(options.get_by_role("button", name="Get it")).to_be_disabled()
