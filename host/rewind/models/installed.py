@@ -175,6 +175,21 @@ def status(spec: Spec, model_dir: Path, verify: bool = False) -> ModelStatus:
     return ModelStatus(spec=spec, path=dest, files=files)
 
 
+def unused_folders(model_dir: Path) -> list[tuple[Path, int]]:
+    """Folders Rewind installed (they hold its MARKER) that no model in the catalog names any
+    more, e.g. an answering model an upgrade replaced; with their sizes in bytes. Reported,
+    never deleted here: the person decides."""
+    specs = load_specs()
+    known = {*specs.embedding, *specs.llm}
+    found = []
+    for folder in sorted(Path(model_dir).glob(f"*/{MARKER}")):
+        dest = folder.parent
+        if dest.name not in known:
+            size = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file())
+            found.append((dest, size))
+    return found
+
+
 def describe(model_dir: Path, verify: bool = False) -> list[dict[str, Any]]:
     """One dict per known model, for `rewind models [--json]`."""
     specs = load_specs()
