@@ -95,6 +95,11 @@ class Confidence:
 
     high: float
     medium: float
+    # Whether the model's cosines mean anything for text in a script written without spaces
+    # (Japanese, Chinese, Thai...). all-MiniLM-L6-v2 learnt English: its vocabulary has few
+    # pieces for them, so a Japanese query's cosines are high and random (Japanese headings
+    # on Debian Reference: semantic MRR@10 0.17 against keyword 0.68).
+    unspaced_scripts: bool = True
 
 
 @dataclass(frozen=True)
@@ -113,10 +118,12 @@ class EmbeddingSpec:
     confidence_high: float  # cosine at or above: "high" confidence
     confidence_medium: float
     files: tuple[FileSpec, ...]
+    confidence_unspaced_scripts: bool = True  # see Confidence.unspaced_scripts
 
     @property
     def confidence(self) -> Confidence:
-        return Confidence(self.confidence_high, self.confidence_medium)
+        return Confidence(self.confidence_high, self.confidence_medium,
+                          self.confidence_unspaced_scripts)
 
 
 @dataclass(frozen=True)
@@ -216,6 +223,7 @@ def load_specs(source: Path | None = None) -> Specs:
             pad_id=e["pad_id"],
             confidence_high=e["confidence"]["high"],
             confidence_medium=e["confidence"]["medium"],
+            confidence_unspaced_scripts=e["confidence"].get("unspaced_scripts", True),
             files=_files(name, e["files"]),
         )
         for name, e in data["embedding"].items()

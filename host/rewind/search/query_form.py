@@ -52,6 +52,11 @@ def term_count(word: str) -> int:
     return sum(max(1, len(r) - 1) for r in runs) + (1 if rest or not runs else 0)
 
 
+def in_unspaced_script(text: str) -> bool:
+    """Any run of a script written without spaces (Japanese, Chinese, Thai...)."""
+    return DENSE.search(text) is not None
+
+
 def remembered_words(text: str, max_terms: int) -> bool:
     """A few content words and no function words ("RNG-pruning HNSW") read as words a
     person remembers from a page; a sentence ("how does HNSW prune ...") does not."""

@@ -28,7 +28,7 @@ from ..index.store.records import PageRecord, PassageRecord
 from ..index.store.store import Store
 from ..models.specs import Confidence
 from .fusion import fuse_adaptive, fuse_rrf
-from .query_form import remembered_words
+from .query_form import in_unspaced_script, remembered_words
 
 MODES = ("hybrid", "semantic", "keyword")
 
@@ -141,8 +141,7 @@ class Searcher:
         elif mode == "keyword":
             scores = keyword
         elif s.fusion == "adaptive":
-            scores = fuse_adaptive(
-                dense, keyword, s, page_of, remembered_words(text, s.fusion_remembered_max_terms))
+            scores = fuse_adaptive(dense, keyword, s, page_of, self._words_decide(text))
         else:
             scores = fuse_rrf(dense, keyword, s)
         hits = [PassageHit(pid, page_of[pid], score, cosine.get(pid), keyword.get(pid))
@@ -150,6 +149,13 @@ class Searcher:
         hits.sort(key=lambda h: (-h.score, h.passage_id))
         return Retrieved(hits, mode, qvec, max(keyword.values(), default=0.0), degraded,
                          (time.perf_counter() - t0) * 1000, keyword_degraded)
+
+    def _words_decide(self, text: str) -> bool:
+        """Trust BM25 as far as it goes: the query is a few remembered words, or its script
+        is one the model's cosines say nothing about (MiniLM on Japanese)."""
+        unread = (self.confidence is not None and not self.confidence.unspaced_scripts
+                  and in_unspaced_script(text))
+        return unread or remembered_words(text, self.settings.fusion_remembered_max_terms)
 
     # ---- what callers read about the passages they got ---------------------------------
 
