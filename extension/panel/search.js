@@ -3,8 +3,8 @@
  *
  * Job: a search at each keystroke (or at once for `searchFor`, when a question is asked):
  * at most one under way, and the words typed meanwhile searched as soon as it is back, so
- * results follow the typing without queueing stale searches; results as cards they can move through with the arrow keys and
- * open at the passage with Enter; the results the host marks not relevant folded under
+ * results follow the typing without queueing stale searches; results as cards they can
+ * move through with the arrow keys and open at the passage with Enter; the results the host marks not relevant folded under
  * a closed "Less relevant (N)" section (lib/results.js), opened with the keyboard like
  * any <details>; "Forget" on a result (lib/forget.js) takes it off the list at once.
  * `onSearched` (which may ask the question) waits until the typing has paused.
@@ -19,9 +19,9 @@ import { foldResults, foldedLabel, searchSummary } from "../lib/results.js";
 import { hitUrl, openUrl, resultCard } from "./cards.js";
 import * as timing from "./timing.js";
 
-// Searching at every keystroke (a search at 100k passages takes tens of ms) instead of after
-// a 300 ms debounce: keystroke to results p95 under 100 ms (docs/benchmarks.md, side panel).
-// What only a finished question should start (auto-answer) still waits for this pause.
+// A search at every keystroke, not after a 300 ms debounce: after a key a person waits for
+// the search alone (docs/benchmarks.md, "Side panel"). What only a finished question
+// should start (auto-answer) still waits for this pause in the typing.
 const PAUSE_MS = 300;
 export const HINT = "Type words you remember from a page, or ask a question and press Ask.";
 
@@ -164,6 +164,7 @@ export function createSearch(els, hooks) {
     state.searched = null;
     const query = els.q.value.trim();
     const seq = ++state.seq;
+    state.busy = false; // an older search still under way is now stale: not waited for
     state.query = query;
     hooks.onQuery(query);
     if (!query) {

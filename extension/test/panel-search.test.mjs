@@ -72,3 +72,20 @@ test("a search at each keystroke, one at a time; words typed meanwhile go next, 
   await tick(350);
   assert.deepEqual(searched, ["quo"], "onSearched (auto-answer) only once the typing paused");
 });
+
+test("Escape while a search is under way: the next words are searched at once", async () => {
+  calls.length = 0;
+  type("stale");
+  await tick();
+  assert.equal(calls.length, 1);
+  $("q").dispatchEvent(Object.assign(new doc.defaultView.Event("keydown"), { key: "Escape" }));
+  await tick();
+  type("fresh");
+  await tick();
+  assert.deepEqual(calls.map((c) => c.fields.query), ["stale", "fresh"], "not held behind the stale one");
+  calls[0].resolve({ results: [hit("old")], took_ms: 1 });
+  calls[1].resolve({ results: [hit("new")], took_ms: 1 });
+  await tick();
+  assert.equal($("results").textContent.includes("new"), true);
+  assert.equal($("results").textContent.includes("old"), false, "the stale reply is dropped");
+});
