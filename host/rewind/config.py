@@ -238,6 +238,11 @@ class Settings:
     facet_max_tokens: int = knob(100, "tokens the model may write for the sub-questions")
     facet_default_importance: float = knob(0.5, "a sub-question the model gave no number for")
     facet_max_chars: int = knob(200, "a longer sub-question is cut (it becomes a query)")
+    # Flash attention reads a prompt in fewer, fused steps: fewer waits between the two
+    # threads, which is most of the time lost when another process holds a core
+    # (bench/perf/first_words.py; docs/benchmarks.md "First words of an answer").
+    llm_flash_attn: bool = knob(True, "llama.cpp's flash attention while reading the prompt "
+                                "and writing the answer")
 
     # --- choosing an answering model (`rewind models recommend`, models/recommend.py) ---
     recommend_memory_share: float = knob(

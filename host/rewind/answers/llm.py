@@ -227,6 +227,7 @@ class GgufLlm:
                 n_threads=settings.llm_threads,
                 n_threads_batch=settings.llm_batch_threads,
                 seed=settings.llm_seed,
+                flash_attn=settings.llm_flash_attn,
                 verbose=False,
             )
         except (ValueError, RuntimeError) as exc:
