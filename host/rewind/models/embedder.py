@@ -242,12 +242,14 @@ class OnnxEmbedder:
         if not texts:
             return result
         encs = self._encode(texts, prefix)
-        # Similar lengths in one batch pad less; rows go back to input order below.
-        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
-        for start in range(0, len(order), self._batch_size):
-            idx = order[start : start + self._batch_size]
-            result[idx] = self._run([encs[i] for i in idx])
+        for idx in self._batches([len(e.ids) for e in encs]):
+            result[idx] = self._run([encs[i] for i in idx])  # rows back in input order
         return result
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        """The texts (indices) of each ONNX run: similar lengths together pad less."""
+        order = sorted(range(len(lengths)), key=lengths.__getitem__)
+        return [order[s : s + self._batch_size] for s in range(0, len(order), self._batch_size)]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         return self._embed(texts, self.spec.document_prefix)

@@ -29,6 +29,7 @@ from .embedder import OnnxEmbedder
 from .specs import EmbeddingSpec
 
 CHARMAP = "charmap.json"
+BATCH_TOKENS = 512
 _SPACES = re.compile(r" {2,}")
 
 
@@ -60,8 +61,29 @@ class CharMap:
         return out
 
 
+def token_runs(lengths: Sequence[int], most: int, tokens: int) -> list[list[int]]:
+    """Indices of texts with these token lengths, as runs of at most `most` texts and
+    `tokens` padded tokens (a text longer than that runs alone), shortest first."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    runs: list[list[int]] = []
+    run: list[int] = []
+    for i in order:  # ascending: text i is the longest of the run it joins
+        if run and (len(run) >= most or (len(run) + 1) * lengths[i] > tokens):
+            runs.append(run)
+            run = []
+        run.append(i)
+    return runs + [run] if run else runs
+
+
 class E5Embedder(OnnxEmbedder):
     """An ONNX sentence-embedding model whose tokenizer normalises text with a char map."""
+
+    # Padded tokens one ONNX run may hold. Passages run 5-512 tokens (whole sections of up
+    # to 200 words: ~240 on average): a run of 16 pads to its longest and its activations
+    # (16 x 512 x 1536 floats) leave the cache; runs this small pad almost nothing, a
+    # long passage runs alone, short ones (and queries) still share a run.
+    # docs/benchmarks.md, "The multilingual model's runtime", measured it.
+    batch_tokens = BATCH_TOKENS
 
     def __init__(self, spec: EmbeddingSpec, model_dir: Path, settings: Settings,
                  dim: int | None = None) -> None:
@@ -80,6 +102,9 @@ class E5Embedder(OnnxEmbedder):
             e.truncate(max(0, self.max_tokens - self._special))
             out.append(self._tok.post_process(e))
         return out
+
+    def _batches(self, lengths: list[int]) -> list[list[int]]:
+        return token_runs(lengths, self._batch_size, self.batch_tokens)
 
     def count_tokens(self, text: str) -> int:
         return len(self._tok.encode(self.charmap(self.spec.document_prefix + text)).ids)
