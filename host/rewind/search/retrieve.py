@@ -81,6 +81,9 @@ class Searcher:
         self.confidence = confidence  # None without an embedder: no cosine scale
         self.settings = settings
         self.embedder_problem = embedder_problem
+        # Stored vectors read while this Searcher is held (retrieval, then MMR and the
+        # answer's packing): each passage's read once. A Searcher lives for one search.
+        self._memo: dict[int, np.ndarray] = {}
 
     def passages(self, q: PassageQuery) -> Retrieved:
         """Each retriever's `candidates_per_retriever` best passages, fused, best first."""
@@ -114,26 +117,34 @@ class Searcher:
         dense: dict[int, float] = {}
         keyword: dict[int, float] = {}
         page_of: dict[int, int] = {}
-        if mode in ("semantic", "hybrid") and qvec is not None:
-            for h in self._vectors.search(qvec, k, allowed):
-                dense[h.passage_id] = h.similarity
-                page_of[h.passage_id] = h.page_id
-        keyword_degraded = None
-        if mode == "hybrid" and dense:
+        damaged = None
+        if mode == "hybrid":
             try:  # a damaged keyword index: the meaning alone, and the notice says why
                 self.text_index.check_usable()
             except RewindError as exc:
-                keyword_degraded, mode = exc.message, "semantic"
-        if mode in ("keyword", "hybrid"):  # damaged in keyword mode: its error, with the fix
-            for h in self.text_index.search(text, k, where=where):
-                keyword[h.passage_id] = h.score
+                damaged = exc
+        keyword_hits = []  # first: their vectors are read with the dense candidates'
+        if mode == "keyword" or (mode == "hybrid" and damaged is None):
+            keyword_hits = self.text_index.search(text, k, where=where)
+        if mode in ("semantic", "hybrid") and qvec is not None:
+            for h in self._vectors.search(qvec, k, allowed, memo=self._memo,
+                                          also=[h.passage_id for h in keyword_hits]):
+                dense[h.passage_id] = h.similarity
                 page_of[h.passage_id] = h.page_id
+        keyword_degraded = None
+        if damaged is not None:
+            if not dense:  # nothing by meaning either: the keyword index's error, with the fix
+                raise damaged
+            keyword_degraded, mode = damaged.message, "semantic"
+        for h in keyword_hits:
+            keyword[h.passage_id] = h.score
+            page_of[h.passage_id] = h.page_id
 
         cosine = dict(dense)
         if qvec is not None:
             missing = [pid for pid in keyword if pid not in cosine]
             if missing:
-                for pid, vec in zip(missing, self._vectors.vectors_for(missing), strict=True):
+                for pid, vec in zip(missing, self.vectors_for(missing), strict=True):
                     cosine[pid] = float(vec @ qvec)
 
         if mode == "semantic":
@@ -157,7 +168,7 @@ class Searcher:
         """The passages' unit vectors (zero rows where one has none); None without vectors."""
         if self._vectors is None:
             return None
-        return self._vectors.vectors_for(passage_ids)
+        return self._vectors.vectors_for(passage_ids, self._memo)
 
     def pages(self, page_ids: Iterable[int]) -> dict[int, PageRecord]:
         pages = self.store.pages_by_ids(page_ids)
