@@ -28,7 +28,9 @@ class Walker:
         if not identifier._norm_probs or identifier.min_confidence is not None:
             raise ValueError("the walk answers for norm_probs=True, no min_confidence")
         self._id = identifier
-        self._next = np.asarray(identifier.tk_nextmove, np.int64)
+        moves = identifier.tk_nextmove  # 9.8M states as an array.array: viewed, not copied
+        self._next = np.frombuffer(moves, np.dtype(moves.typecode)) if hasattr(
+            moves, "typecode") else np.asarray(moves)
         self._rowbase = np.asarray(identifier._rowbase, np.int64)
         self._out = np.asarray(identifier.tk_output, np.int64)
         self.depth = _depth(self._next, self._rowbase)
@@ -72,14 +74,18 @@ class Walker:
 
 def _depth(nextmove: np.ndarray, rowbase: np.ndarray) -> int:
     """The automaton's deepest state: the most bytes a state can depend on (breadth-first
-    from the start state, all 256 bytes a step)."""
+    from the start state over all 256 bytes; states sharing a row of moves are expanded
+    once, so the whole table is read at most once)."""
     seen = np.zeros(len(rowbase), bool)
     seen[0] = True
     frontier, depth = np.array([0], np.int64), 0
     every_byte = np.arange(256, dtype=np.int64)
     while True:
-        reached = np.unique(nextmove[(rowbase[frontier][:, None] + every_byte).ravel()])
-        new = reached[~seen[reached]]
+        reached = np.zeros(len(rowbase), bool)
+        rows = np.unique(rowbase[frontier])
+        for start in range(0, len(rows), 4096):  # bounded temporaries
+            reached[nextmove[(rows[start:start + 4096, None] + every_byte).ravel()]] = True
+        new = np.flatnonzero(reached & ~seen)
         if not len(new):
             return max(depth, 1)
         seen[new] = True
