@@ -84,6 +84,8 @@ class Searcher:
         # Stored vectors read while this Searcher is held (retrieval, then MMR and the
         # answer's packing): each passage's read once. A Searcher lives for one search.
         self._memo: dict[int, np.ndarray] = {}
+        self._pages: dict[int, PageRecord | None] = {}  # the same for records (None: absent)
+        self._passages: dict[int, tuple[int, PassageRecord] | None] = {}
 
     def passages(self, q: PassageQuery) -> Retrieved:
         """Each retriever's `candidates_per_retriever` best passages, fused, best first."""
@@ -171,7 +173,7 @@ class Searcher:
         return self._vectors.vectors_for(passage_ids, self._memo)
 
     def pages(self, page_ids: Iterable[int]) -> dict[int, PageRecord]:
-        pages = self.store.pages_by_ids(page_ids)
+        pages = _remembered(self._pages, page_ids, self.store.pages_by_ids)
         if self.scope is not None:  # retrieval never returns one: this is a second guard
             pages = {i: p for i, p in pages.items() if self.scope.admits(p)}
         return pages
@@ -180,7 +182,7 @@ class Searcher:
                         ) -> dict[int, tuple[int, PassageRecord]]:
         """passage id -> (page id, passage); passages deleted since retrieval (or outside
         the scope) are absent."""
-        found = self.store.passages_by_ids(passage_ids)
+        found = _remembered(self._passages, passage_ids, self.store.passages_by_ids)
         if self.scope is not None:
             seen = self.pages({page_id for page_id, _ in found.values()})
             found = {pid: row for pid, row in found.items() if row[0] in seen}
@@ -188,3 +190,15 @@ class Searcher:
 
     def highlighter(self, text: str) -> Callable[[str], list[tuple[int, int]]]:
         return self.text_index.highlighter(text)
+
+
+def _remembered(known: dict, ids: Iterable[int], read: Callable[[Iterable[int]], dict]
+                ) -> dict:
+    """`read(ids)`, each id read from the store once while the Searcher is held."""
+    ids = list(ids)
+    missing = {i for i in ids if i not in known}
+    if missing:
+        found = read(missing)
+        for i in missing:
+            known[i] = found.get(i)
+    return {i: known[i] for i in ids if known[i] is not None}
