@@ -5,7 +5,8 @@ their vectors and gold answers), index it with one system, time every query in h
 (query embedding excluded: the vectors are given), take the dense top 10 alone for recall
 against exact search, and print one JSON line: ingest_s, disk_bytes, peak_rss_mb, latency
 samples, ranked doc ids. peers.py scores them. Systems:
-- rewind: the engine (store, tantivy, vector snapshot) and `Rewind.search`, hybrid;
+- rewind: the engine (store, tantivy, vector snapshot) and `Rewind.search`, hybrid; pages
+  written as a bulk writer does (history import, restore): a transaction per 2,500 pages;
 - lancedb-flat: LanceDB with its full-text index, hybrid (its RRF), vectors scanned flat;
 - lancedb-ann: the same with an IVF_HNSW_SQ vector index (LanceDB's most accurate ANN),
   queried with its defaults; lancedb-ann-tuned: the same index searched wider (40 of its
@@ -28,6 +29,7 @@ import numpy as np
 K = 10
 PER_SIDE = 20  # candidates each side hands to RRF (sqlite-vec; LanceDB fetches `limit` a side)
 RRF_K = 60
+BATCH_PAGES = 2500  # Rewind's bulk ingest: pages a transaction, then the text index catches up
 
 
 def load(work: Path) -> tuple[list[dict], np.ndarray, list[dict], np.ndarray]:
@@ -95,19 +97,20 @@ def run_rewind(texts, vecs, queries, qvecs, folder: Path):
             pages.append([])
         pages[-1].append(row)
     url_doc = {}
-    for i, rows in enumerate(pages):
-        doc = texts[rows[0]]["doc"] if len(rows) == 1 else f"page:{i}"
-        url = f"https://bench.example/p{i}"
-        url_doc[url] = doc
-        rec = PageRecord(url=url, domain="bench.example", title="", content_hash=str(i),
-                         source="bench", first_visit=1e9, last_visit=1e9, visit_count=1,
-                         dwell_s=60.0)
-        store.upsert_page(rec, [PassageRecord(texts[r]["text"], j, (0, 1))
-                                for j, r in enumerate(rows)],
-                          np.asarray(vecs[rows[0]:rows[-1] + 1]), Given.model_id)
-        if i % 2500 == 2499:
-            eng.text_index.catch_up(store)
-    eng.text_index.catch_up(store)
+    for start in range(0, len(pages), BATCH_PAGES):  # a bulk writer's batch: one commit
+        with store.transaction():
+            for i in range(start, min(start + BATCH_PAGES, len(pages))):
+                rows = pages[i]
+                doc = texts[rows[0]]["doc"] if len(rows) == 1 else f"page:{i}"
+                url = f"https://bench.example/p{i}"
+                url_doc[url] = doc
+                rec = PageRecord(url=url, domain="bench.example", title="",
+                                 content_hash=str(i), source="bench", first_visit=1e9,
+                                 last_visit=1e9, visit_count=1, dwell_s=60.0)
+                store.upsert_page(rec, [PassageRecord(texts[r]["text"], j, (0, 1))
+                                        for j, r in enumerate(rows)],
+                                  np.asarray(vecs[rows[0]:rows[-1] + 1]), Given.model_id)
+        eng.text_index.catch_up(store)
     with eng.searcher() as s:
         s._vectors.refresh(s.store)
         pid_row = {pid: i for i, pid in enumerate(sorted(s.store.passage_ids()))}

@@ -169,6 +169,25 @@ def rss_mb() -> tuple[float, float]:
     return (int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024)
 
 
+def rss_parts(folder: Path) -> dict[str, float]:
+    """Resident MB of this process by what is mapped (/proc/self/smaps): the vector
+    snapshot, the text index, the store, other files (libraries, models) and anonymous
+    memory (Python's heap, numpy arrays, tantivy's and SQLite's caches)."""
+    parts: dict[str, float] = {}
+    kind = "anonymous"
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if len(head) >= 5 and "-" in head[0] and not head[0].endswith(":"):
+            path = head[5] if len(head) > 5 else ""
+            kind = ("vector snapshot" if path.endswith(".rvec") else
+                    "text index" if str(folder) in path and "/text_index/" in path else
+                    "store" if str(folder) in path else
+                    "other files" if path.startswith("/") else "anonymous")
+        elif head and head[0] == "Rss:":
+            parts[kind] = parts.get(kind, 0.0) + int(head[1]) / 1024
+    return {k: round(v, 1) for k, v in sorted(parts.items())}
+
+
 def trade_offs(index, store, qvecs: np.ndarray, exact: list[list[int]], n: int) -> list[dict]:
     """Dense recall@10 and time (k=10) for other pool sizes of the search's stages: 1-bit
     codes with exact rescoring alone (rescore = candidates: no int8 stage), the three
@@ -231,6 +250,7 @@ def measure(folder: Path, n: int, n_queries: int, log=print) -> dict:
         dense = [[h.passage_id for h in index.search(v, 10)] for v in qvecs]
         store_vec = searcher.store.vector_bytes(index.model_id)
     rss, peak = rss_mb()  # the searching process, before the benchmark's own exact search
+    parts = rss_parts(folder)
     exact = [row_pids[e].tolist() for e in exact_top10(folder, n, Vectors(emb, log), qvecs)]
     recall = float(np.mean([len(set(d) & set(e)) / 10 for d, e in zip(dense, exact,
                                                                         strict=True)]))
@@ -244,6 +264,7 @@ def measure(folder: Path, n: int, n_queries: int, log=print) -> dict:
         "recall_at_10_vs_exact": round(recall, 4),
         "bytes_per_passage": index.bytes_per_passage(),
         "rss_mb": round(rss, 1),
+        "rss_parts_mb": parts,
         "build_s": facts["build_s"],
         "peak_rss_mb": round(peak, 1),
         "snapshot_bytes_per_passage": round(index.snapshot_bytes() / n, 1),
@@ -327,7 +348,8 @@ def main() -> int:
         emb = embedder()
         facts = build(folder, args.passages, emb, Vectors(emb, log), log)
         log(f"built: {facts}")
-        os.execv(sys.executable, [sys.executable, *sys.argv])  # time in a fresh process
+        # time in a fresh process (as a module: `bench` is found from the working directory)
+        os.execv(sys.executable, [sys.executable, "-m", "bench.perf.scale", *sys.argv[1:]])
     if args.report and (folder / "result.json").exists():
         result = json.loads((folder / "result.json").read_text())  # measured before
     else:

@@ -81,6 +81,11 @@ class Searcher:
         self.confidence = confidence  # None without an embedder: no cosine scale
         self.settings = settings
         self.embedder_problem = embedder_problem
+        # Stored vectors read while this Searcher is held (retrieval, then MMR and the
+        # answer's packing): each passage's read once. A Searcher lives for one search.
+        self._memo: dict[int, np.ndarray] = {}
+        self._pages: dict[int, PageRecord | None] = {}  # the same for records (None: absent)
+        self._passages: dict[int, tuple[int, PassageRecord] | None] = {}
 
     def passages(self, q: PassageQuery) -> Retrieved:
         """Each retriever's `candidates_per_retriever` best passages, fused, best first."""
@@ -114,26 +119,34 @@ class Searcher:
         dense: dict[int, float] = {}
         keyword: dict[int, float] = {}
         page_of: dict[int, int] = {}
-        if mode in ("semantic", "hybrid") and qvec is not None:
-            for h in self._vectors.search(qvec, k, allowed):
-                dense[h.passage_id] = h.similarity
-                page_of[h.passage_id] = h.page_id
-        keyword_degraded = None
-        if mode == "hybrid" and dense:
+        damaged = None
+        if mode == "hybrid":
             try:  # a damaged keyword index: the meaning alone, and the notice says why
                 self.text_index.check_usable()
             except RewindError as exc:
-                keyword_degraded, mode = exc.message, "semantic"
-        if mode in ("keyword", "hybrid"):  # damaged in keyword mode: its error, with the fix
-            for h in self.text_index.search(text, k, where=where):
-                keyword[h.passage_id] = h.score
+                damaged = exc
+        keyword_hits = []  # first: their vectors are read with the dense candidates'
+        if mode == "keyword" or (mode == "hybrid" and damaged is None):
+            keyword_hits = self.text_index.search(text, k, where=where)
+        if mode in ("semantic", "hybrid") and qvec is not None:
+            for h in self._vectors.search(qvec, k, allowed, memo=self._memo,
+                                          also=[h.passage_id for h in keyword_hits]):
+                dense[h.passage_id] = h.similarity
                 page_of[h.passage_id] = h.page_id
+        keyword_degraded = None
+        if damaged is not None:
+            if not dense:  # nothing by meaning either: the keyword index's error, with the fix
+                raise damaged
+            keyword_degraded, mode = damaged.message, "semantic"
+        for h in keyword_hits:
+            keyword[h.passage_id] = h.score
+            page_of[h.passage_id] = h.page_id
 
         cosine = dict(dense)
         if qvec is not None:
             missing = [pid for pid in keyword if pid not in cosine]
             if missing:
-                for pid, vec in zip(missing, self._vectors.vectors_for(missing), strict=True):
+                for pid, vec in zip(missing, self.vectors_for(missing), strict=True):
                     cosine[pid] = float(vec @ qvec)
 
         if mode == "semantic":
@@ -163,10 +176,10 @@ class Searcher:
         """The passages' unit vectors (zero rows where one has none); None without vectors."""
         if self._vectors is None:
             return None
-        return self._vectors.vectors_for(passage_ids)
+        return self._vectors.vectors_for(passage_ids, self._memo)
 
     def pages(self, page_ids: Iterable[int]) -> dict[int, PageRecord]:
-        pages = self.store.pages_by_ids(page_ids)
+        pages = _remembered(self._pages, page_ids, self.store.pages_by_ids)
         if self.scope is not None:  # retrieval never returns one: this is a second guard
             pages = {i: p for i, p in pages.items() if self.scope.admits(p)}
         return pages
@@ -175,7 +188,7 @@ class Searcher:
                         ) -> dict[int, tuple[int, PassageRecord]]:
         """passage id -> (page id, passage); passages deleted since retrieval (or outside
         the scope) are absent."""
-        found = self.store.passages_by_ids(passage_ids)
+        found = _remembered(self._passages, passage_ids, self.store.passages_by_ids)
         if self.scope is not None:
             seen = self.pages({page_id for page_id, _ in found.values()})
             found = {pid: row for pid, row in found.items() if row[0] in seen}
@@ -183,3 +196,15 @@ class Searcher:
 
     def highlighter(self, text: str) -> Callable[[str], list[tuple[int, int]]]:
         return self.text_index.highlighter(text)
+
+
+def _remembered(known: dict, ids: Iterable[int], read: Callable[[Iterable[int]], dict]
+                ) -> dict:
+    """`read(ids)`, each id read from the store once while the Searcher is held."""
+    ids = list(ids)
+    missing = {i for i in ids if i not in known}
+    if missing:
+        found = read(missing)
+        for i in missing:
+            known[i] = found.get(i)
+    return {i: known[i] for i in ids if known[i] is not None}

@@ -35,6 +35,7 @@ STEMMERS = {
     "sv": "swedish", "ta": "tamil", "tr": "turkish",
 }
 MAX_TERM = 40
+WORD_CACHE = 100_000  # words whose terms Analysis keeps (a few MB)
 _WORD = re.compile(r"\w+")
 
 
@@ -59,6 +60,10 @@ class Analysis:
     def __init__(self) -> None:
         self._analyzers: dict[str, tantivy.TextAnalyzer] = {}
         self._lock = threading.Lock()
+        # A word's terms under a set of analyzers, kept across searches: the highlighter
+        # and the relevance gate analysed the same words of the same passages every time
+        # (a sixth of a search). Dropped whole when full: words, never a page's text.
+        self._word_terms: dict[tuple[tuple[str, ...], str], frozenset[str]] = {}
 
     def key(self, lang: str | None) -> str:
         """The analyzer a language gets: its own with a stemmer, the plain one for another
@@ -112,12 +117,20 @@ class Analysis:
         `langs`) are `wanted`, and of its character pairs in scripts without spaces."""
         if not wanted:
             return lambda _text: []
-        analyzers = [self.analyzer(lang) for lang in sorted({self.key(x) for x in langs})]
-        seen: dict[str, bool] = {}  # a word's verdict, analysed once
+        keys = tuple(sorted({self.key(x) for x in langs}))
+        analyzers = [self.analyzer(k) for k in keys]
+        known = self._word_terms
+        seen: dict[str, bool] = {}  # a word's verdict for this query
 
         def hit(word: str) -> bool:
             if word not in seen:
-                seen[word] = any(wanted.intersection(a.analyze(word)) for a in analyzers)
+                terms = known.get((keys, word))
+                if terms is None:
+                    if len(known) >= WORD_CACHE:
+                        known.clear()
+                    terms = known[(keys, word)] = frozenset(
+                        t for a in analyzers for t in a.analyze(word))
+                seen[word] = not wanted.isdisjoint(terms)
             return seen[word]
 
         def ranges(text: str) -> list[tuple[int, int]]:

@@ -14,6 +14,8 @@ import re
 import threading
 from dataclasses import dataclass
 
+from .langid_walk import Walker
+
 SAMPLE_CHARS = 3000  # the detector reads this much of a page (its start, where the prose is)
 CONFIDENT = 0.9  # a detector verdict below this leaves the declared language standing
 UNKNOWN = "und"  # BCP 47's "undetermined"
@@ -65,8 +67,8 @@ class _Detector:
             if self._identifier is None:
                 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-                self._identifier = LanguageIdentifier.from_model_file(MODEL_FILE,
-                                                                      norm_probs=True)
+                self._identifier = Walker(LanguageIdentifier.from_model_file(
+                    MODEL_FILE, norm_probs=True))  # its verdicts, ~10x sooner (langid_walk.py)
             lang, prob = self._identifier.classify(text)
         return _ALIASES.get(lang, lang), float(prob)
 

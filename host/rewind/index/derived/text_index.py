@@ -254,16 +254,18 @@ class TextIndex(TextQueries):
             rows = list(store.passages_of(sorted(pages)))
             lang = languages.page_languages(pages, rows)
             self._add_languages(set(lang.values()))
-            first: set[int] = set()
+            titles: dict[int, str] = {}  # a page's title field, analysed once for its passages
             for passage_id, page_id, passage in rows:
                 page = pages[page_id]
                 doc = tantivy.Document()
                 doc.add_unsigned("passage_id", passage_id)
                 doc.add_unsigned("page_id", page_id)
                 doc.add_text("text", self._field_text(passage.text, lang[page_id]))
-                doc.add_text("title", self._field_text(page.title, lang[page_id]))
-                if page_id not in first:  # one per page: the language mix counts pages
-                    first.add(page_id)
+                first = page_id not in titles
+                if first:
+                    titles[page_id] = self._field_text(page.title, lang[page_id])
+                doc.add_text("title", titles[page_id])
+                if first:  # one per page: the language mix counts pages
                     doc.add_text("lang", lang[page_id])
                 doc.add_text("url", page.url)
                 for suffix in domain_suffixes(page.domain):

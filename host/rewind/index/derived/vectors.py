@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -227,10 +228,16 @@ class VectorIndex:
 
     # ---- searching ------------------------------------------------------------------------
 
-    def search(self, query: np.ndarray, k: int,
-               allowed_pages: np.ndarray | None = None) -> list[DenseHit]:
-        """Top-k passages by exact cosine among the candidates of the two coarse stages."""
+    def search(self, query: np.ndarray, k: int, allowed_pages: np.ndarray | None = None,
+               *, also: Sequence[int] = (), memo: dict[int, np.ndarray] | None = None,
+               ) -> list[DenseHit]:
+        """Top-k passages by exact cosine among the candidates of the two coarse stages.
+        `also`: passages whose stored vectors are read in the same batch (a search's
+        keyword hits), never ranked here; `memo` is given every vector read (a passage's
+        first piece; zeros for one without a vector), for `vectors_for`."""
         if self._snap is None or not len(self) or k <= 0:
+            if memo is not None and len(also):
+                self.vectors_for(list(also), memo)
             return []
         snap, quant = self._snap, self._snap.quantiser
         query = np.asarray(query, np.float32)
@@ -246,6 +253,8 @@ class VectorIndex:
             dist[~_member(pages, np.asarray(allowed_pages, np.int64))] = codes.NO_MATCH
         rows = codes.nearest(dist, max(self.candidates, 10 * k))  # ascending
         if not len(rows):
+            if memo is not None and len(also):
+                self.vectors_for(list(also), memo)
             return []
         split = int(np.searchsorted(rows, n))
         rows8 = np.concatenate([snap.int8[rows[:split]], self._extra_int8[rows[split:] - n]])
@@ -256,7 +265,14 @@ class VectorIndex:
         pids = _take(snap.passage_ids, self._extra_pids, rows, n)
         page_of = dict(zip(pids.tolist(), _take(snap.page_ids, self._extra_pages, rows, n)
                            .tolist(), strict=True))
-        found, mat = self._exact(np.unique(pids))
+        candidates = np.unique(pids)
+        extra = np.setdiff1d(np.asarray(also, np.int64), candidates) if len(also) else ()
+        found, mat = self._exact(np.union1d(candidates, extra) if len(extra) else candidates)
+        if memo is not None:
+            _remember(memo, found, mat, extra, self.dim)
+        if len(extra) and len(found):  # only the candidates are ranked
+            ranked = np.isin(found, candidates)
+            found, mat = found[ranked], mat[ranked]
         if not len(found):
             return []
         found, scores = best_piece(found, mat @ query)
@@ -270,20 +286,19 @@ class VectorIndex:
         self._check(mat)
         return found, mat
 
-    def vectors_for(self, passage_ids: list[int]) -> np.ndarray:
+    def vectors_for(self, passage_ids: list[int],
+                    memo: dict[int, np.ndarray] | None = None) -> np.ndarray:
         """Stored vectors for `passage_ids` (zeros where a passage has none), in that order;
-        a passage in several pieces gives its first piece's."""
+        a passage in several pieces gives its first piece's. `memo`: vectors already read
+        this search (filled with the ones read now), so each is read from the store once."""
+        memo = {} if memo is None else memo
         out = np.zeros((len(passage_ids), self.dim), np.float32)
-        if not len(passage_ids):
-            return out
-        found, mat = self._exact(np.asarray(passage_ids, np.int64))
-        where: dict[int, int] = {}
-        for i, pid in enumerate(found.tolist()):
-            where.setdefault(pid, i)
+        wanted = np.unique(np.asarray([p for p in passage_ids if int(p) not in memo], np.int64))
+        if len(wanted):
+            found, mat = self._exact(wanted)
+            _remember(memo, found, mat, wanted, self.dim)
         for j, pid in enumerate(passage_ids):
-            i = where.get(int(pid))
-            if i is not None:
-                out[j] = mat[i]
+            out[j] = memo[int(pid)]
         return out
 
 
@@ -298,6 +313,15 @@ def best_piece(passage_ids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray,
     order = np.argsort(-scores, kind="stable")
     ids, first = np.unique(passage_ids[order], return_index=True)
     return ids, scores[order][first]
+
+
+def _remember(memo: dict[int, np.ndarray], found: np.ndarray, mat: np.ndarray,
+              asked: Iterable[int], dim: int) -> None:
+    """Each read passage's first piece into `memo`; zeros for one `asked` without a vector."""
+    for i, pid in enumerate(found.tolist()):
+        memo.setdefault(pid, mat[i])
+    for pid in np.asarray(asked, np.int64).tolist():
+        memo.setdefault(pid, np.zeros(dim, np.float32))
 
 
 def _member(values: np.ndarray, allowed: np.ndarray) -> np.ndarray:

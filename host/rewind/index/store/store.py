@@ -274,14 +274,19 @@ class Store(PageReads, VectorRows):
             ids: list[int] = []
             if passages is not None:
                 db.execute("DELETE FROM passages WHERE page_id=?", (page_id,))  # cascades
-                for p in passages:
-                    cur = db.execute(
-                        "INSERT INTO passages(page_id, position, text, span_start, span_end,"
-                        " quality, is_title) VALUES (?,?,?,?,?,?,?)",
-                        (page_id, p.position, self._seal(p.text, "text"), p.span[0], p.span[1],
-                         p.quality, int(p.is_title)),
-                    )
-                    ids.append(cur.lastrowid)
+                # The ids AUTOINCREMENT would give (never one used before), given here so
+                # that the rows go in with one executemany under this transaction's lock.
+                first = db.execute(
+                    "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence"
+                    " WHERE name='passages'), 0), COALESCE((SELECT MAX(id) FROM passages), 0))"
+                ).fetchone()[0] + 1
+                ids = list(range(first, first + len(passages)))
+                db.executemany(
+                    "INSERT INTO passages(id, page_id, position, text, span_start, span_end,"
+                    " quality, is_title) VALUES (?,?,?,?,?,?,?,?)",
+                    [(pid, page_id, p.position, self._seal(p.text, "text"), p.span[0],
+                      p.span[1], p.quality, int(p.is_title))
+                     for pid, p in zip(ids, passages, strict=True)])
                 if vectors is not None:
                     self._insert_vectors(np.asarray(ids, np.int64)[vectors.owner], vectors,
                                          model_id)
