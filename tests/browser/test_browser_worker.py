@@ -219,3 +219,62 @@ def within(browser: RewindBrowser, seconds: float) -> Iterator[None]:
         watchdog.cancel()
         with contextlib.suppress(Exception):
             browser.close()
+
+
+def test_a_backup_download_the_worker_stops_under_is_whole_or_says_so(
+        playwright, chromium, extension_dir, model_dir, embedder, python_docs, tmp_path):
+    """The options page's backup, the worker stopped at seeded moments after the click
+    (before the host's first frame, between frames, or after the last): each time the
+    person gets a whole backup that verifies, or no file and a message saying so with the
+    way to try again — never a file cut short; then trying again gives a whole backup.
+    The store does not change: a backup only reads."""
+    from faq_pages import index_faq
+    from rewind.control import backup
+    from rewind.profile.engine import Rewind
+
+    data = tmp_path / "data"
+    with Rewind.open(data, embedder=embedder, model_dir=model_dir) as eng:
+        index_faq(eng, python_docs)  # a backup of a few frames (under 1 MiB each)
+    before = store_pages(data)
+    browser = RewindBrowser.launch(playwright, tmp_path, chromium=chromium,
+                                   extension=extension_dir, model_dir=model_dir)
+    with within(browser, LIMIT_S):
+        browser.wait_connected()
+        options = browser.extension_page("options.html", width=900)
+        expect(options.locator("#data-dir")).to_contain_text("Data folder", timeout=60_000)
+        downloads: list = []
+        options.on("download", lambda d: downloads.append(d))
+        button = options.get_by_role("button", name="Download a backup")
+        said = options.locator("#export-msg")
+        rng = random.Random(11)
+        cut = 0
+        for _ in range(5):
+            expect(button).to_be_enabled(timeout=60_000)
+            had = len(downloads)
+            button.click()
+            options.wait_for_timeout(rng.uniform(0, 800))
+            stop_the_running_worker(browser)
+            expect(button).to_be_enabled(timeout=60_000)  # the transfer ended, one way or another
+            options.wait_for_timeout(500)  # a download event on its way
+            if len(downloads) > had:
+                expect(said).to_contain_text("Saved a backup of")
+            else:
+                cut += 1
+                expect(said).to_contain_text("stopped before it was complete")
+                expect(said).to_contain_text("no file was saved")
+                expect(said).to_contain_text("to try again")
+        assert cut >= 2, f"the worker was stopped mid-backup only {cut} of 5 times"
+
+        had = len(downloads)
+        button.click()  # trying again, the worker left alone
+        expect(said).to_contain_text("Saved a backup of", timeout=60_000)
+        wait_until(lambda: len(downloads) > had or options.wait_for_timeout(200), 30,
+                   "the backup's download")
+        for n, download in enumerate(downloads):
+            saved = tmp_path / f"backup-{n}.rwb"
+            download.save_as(saved)
+            with saved.open("rb") as fh:
+                counts = backup.verify(fh)  # every segment and record, or it raises
+            assert counts["pages"] == len(before), (saved, counts)
+    assert store_pages(data) == before, "a backup changed the store"
+    assert "uploads" not in {p.name for p in data.iterdir()}
