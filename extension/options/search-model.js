@@ -23,16 +23,16 @@ export function mount(_root, page) {
       if (reply) {
         $("model-choose").replaceChildren(modelChooser(reply, (model, dim) => {
           page.msg("model-msg", "");
-          act("start", { model, dim });
+          reindex("start", { model, dim });
         }));
       }
-      const view = reembedView(job, (a) => act(a));
+      const view = reembedView(job, (a) => reindex(a));
       $("reembed").replaceChildren(...(view ? [view] : []));
     },
   });
 
   /** The first look, or a click (start, pause, resume, cancel): its error is said. */
-  async function act(action = "status", fields = {}) {
+  async function reindex(action = "status", fields = {}) {
     let reply;
     try {
       reply = await page.call("reindex", { job: action, ...fields });
@@ -45,8 +45,8 @@ export function mount(_root, page) {
 
   page.onLoad(() => {
     if (!page.connected) return;
-    act();
+    reindex();
     // the multilingual model, offered when many pages are not in English (options/languages.js)
-    mountLanguageOffer($("language-offer"), () => act());
+    mountLanguageOffer($("language-offer"), () => reindex());
   });
 }
