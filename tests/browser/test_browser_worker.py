@@ -1,6 +1,7 @@
 """The persistent queue survives Chrome stopping the service worker mid-delivery, and at
 random moments of a reading session; the popup's re-embedding progress keeps moving when
-the worker is stopped under it.
+the worker is stopped under it; a backup download the worker stops under is whole or says
+so. Tests that stop workers run `within` a time limit of their own (a watchdog).
 
 The test holds the host's write lock, so the page's `index_page` waits inside the host;
 then it stops the worker (CDP Target.closeTarget, as Chrome does to an idle worker). The
