@@ -20,6 +20,7 @@ import { formatBytes, formatCount, modelsInUse, relativeTime } from "./lib/forma
 import { backfillView } from "./lib/history-view.js";
 import { heldView } from "./lib/held.js";
 import { retentionLine, storageLine } from "./lib/kept.js";
+import { jobFollower, jobOfStatus } from "./lib/job-follow.js";
 import { languageOffer } from "./lib/language-offer.js";
 import { reembedView } from "./lib/reembed.js";
 import { pageStatusLine } from "./lib/status.js";
@@ -138,7 +139,7 @@ function render() {
     );
   }
 
-  renderJob(connected ? stats?.reembed : null);
+  reembed.known(jobOfStatus(st)); // not known while the helper restarts: keep following
   renderOffer(connected ? stats?.languages : null, stats?.reembed);
   renderBackfill(st.backfill);
 
@@ -148,19 +149,18 @@ function render() {
   pause.disabled = !inExtension();
 }
 
-/** @type {ReturnType<typeof setTimeout>|undefined} */
-let jobTimer;
-
-/** The embedding job's line and buttons; while there is one, fresh every second. @param {any} job */
-function renderJob(job) {
-  const view = reembedView(job, async (action) => {
-    await call("reindex", { job: action }).catch((err) => ($("site-note").textContent = String(err?.message ?? err)));
-    refreshJob();
-  });
-  $("reembed").replaceChildren(...(view ? [view] : []));
-  clearTimeout(jobTimer);
-  if (job) jobTimer = setTimeout(refreshJob, 1000); // paused too: options may resume it
-}
+/** The embedding job's line and buttons, followed every second while there is one (paused
+ * too: options may resume it), through the worker's restarts (lib/job-follow.js). */
+const reembed = jobFollower({
+  ask: () => call("reindex", { job: "status" }),
+  show: (j) => {
+    const view = reembedView(j, async (action) => {
+      await call("reindex", { job: action }).catch((err) => ($("site-note").textContent = String(err?.message ?? err)));
+      reembed.refresh();
+    });
+    $("reembed").replaceChildren(...(view ? [view] : []));
+  },
+});
 
 /** @type {ReturnType<typeof setTimeout>|undefined} */
 let backfillTimer;
@@ -187,7 +187,7 @@ async function renderOffer(languages, job) {
     start: async (model, dim) => {
       await call("reindex", { job: "start", model, dim }).catch((err) => ($("site-note").textContent = String(err?.message ?? err)));
       $("language-offer").replaceChildren();
-      refreshJob();
+      reembed.refresh();
     },
     dismiss: async (k) => {
       if (inExtension()) await chrome.storage.local.set({ [key]: k });
@@ -195,17 +195,6 @@ async function renderOffer(languages, job) {
     },
   });
   $("language-offer").replaceChildren(...(card ? [card] : []));
-}
-
-async function refreshJob() {
-  // A call to a worker stopped while it waited for its helper may never settle: 10 s at most.
-  const late = new Promise((resolve) => setTimeout(() => resolve(null), 10_000));
-  const reply = await Promise.race([call("reindex", { job: "status" }).catch(() => null), late]);
-  if (reply) return renderJob(/** @type {any} */ (reply).reembed);
-  // No answer: Chrome stopped the worker mid-call, or its helper is starting again. The job
-  // goes on in the helper (and resumes with it): ask again, never freeze the line.
-  clearTimeout(jobTimer);
-  jobTimer = setTimeout(refreshJob, 1000);
 }
 
 function renderPage() {

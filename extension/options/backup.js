@@ -5,13 +5,26 @@
  *
  * Job: stream the host's backup / export frames into a file, send an upload piece by
  * piece and run its import with progress, and say what came of each.
- * Never: keep the passphrase, or hold the buttons enabled while a transfer runs.
+ * Never: keep the passphrase, hold the buttons enabled while a transfer runs, or save a
+ * file from a stream that did not reach its last frame.
  */
 
 import { backupName, fromBase64, pieces, saveBlob, toBase64 } from "../lib/files.js";
 import { formatBytes, formatCount } from "../lib/format.js";
 
 const PIECE_BYTES = 3 * 1024 * 1024; // base64: 4 MiB, the host's import_chunk limit
+
+/**
+ * A download whose stream closed before its last frame (Chrome stopped the extension's
+ * worker, or the helper went away): nothing was saved, never part of a file; say so and
+ * how to try again. Null for any other error.
+ * @param {any} err @param {string} what @param {string} button
+ */
+export function cutShort(err, what, button) {
+  if (err?.code !== "disconnected") return null;
+  return `The ${what} stopped before it was complete (Rewind's background worker or its helper ` +
+    `went away), so no file was saved. Click “${button}” to try again.`;
+}
 
 /** @param {HTMLElement} _root @param {import("./page.js").Page} page */
 export function mount(_root, page) {
@@ -44,7 +57,7 @@ export function mount(_root, page) {
       msg("export-msg", `Saved a backup of ${formatCount(Number(last.pages ?? 0))} pages (${formatBytes(bytes)})` +
         (last.encrypted ? ", encrypted with your passphrase." : "."));
     } catch (err) {
-      msg("export-msg", page.errText(err), true);
+      msg("export-msg", cutShort(err, "backup", "Download a backup") ?? page.errText(err), true);
     } finally {
       dataBusy(false);
     }
@@ -73,7 +86,7 @@ export function mount(_root, page) {
       saveBlob(new Blob([JSON.stringify(doc)], { type: "application/json" }), backupName("json"));
       msg("export-msg", `Exported ${formatCount(pages.length)} pages.`);
     } catch (err) {
-      msg("export-msg", page.errText(err), true);
+      msg("export-msg", cutShort(err, "export", "Export portable JSON") ?? page.errText(err), true);
     } finally {
       dataBusy(false);
     }

@@ -158,6 +158,9 @@ class Writer:
             return
         try:
             damage = list(self.text_index.damage)
+            # What a merge left when the disk filled up (a process that ended then): room
+            # the store's writes need.
+            self.text_index.collect_leftovers()
             try:
                 self.text_index.catch_up(store or self.stores.writer)
             except RewindError as exc:

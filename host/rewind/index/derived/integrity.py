@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -22,6 +23,7 @@ FOOTER_MAGIC = 1337  # tantivy's FOOTER_MAGIC_NUMBER
 COMPONENTS = ("idx", "pos", "term", "store", "fast", "fieldnorm")
 CHECKED = "checked"  # name -> [size, mtime_ns] of files whose checksum matched
 _CHUNK = 1 << 20
+_SEGMENT_ID = re.compile(r"[0-9a-f]{32}")  # a segment's files: <uuid, no dashes>.<component>
 
 
 def footer_problem(path: Path) -> str | None:
@@ -74,6 +76,22 @@ def segment_files(directory: Path) -> list[Path] | str:
         if deletes:
             files.append(directory / f"{sid}.{deletes['opstamp']}.del")
     return files
+
+
+def leftovers(directory: Path) -> list[Path]:
+    """Segment files no commit names: what a merge that failed (a full disk) left half
+    written. Only while no writer works here are they garbage: a merge in progress writes
+    such files too (the caller holds tantivy's writer lock)."""
+    files = segment_files(directory)
+    if isinstance(files, str):
+        return []  # meta.json unusable: the index is rebuilt, not tidied
+    named = {path.name.split(".")[0] for path in files}
+    try:
+        found = list(directory.iterdir())
+    except OSError:
+        return []
+    stems = ((path, path.name.split(".")[0]) for path in found)
+    return [path for path, stem in stems if _SEGMENT_ID.fullmatch(stem) and stem not in named]
 
 
 def _stamp(path: Path) -> list[int]:

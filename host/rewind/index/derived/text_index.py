@@ -23,7 +23,10 @@ release, or by another process's writer) leaves the text index behind the store 
 so (`catch_up` returns None); `on_released` — the engine's catch-up under its write lock —
 runs after each release and picks up what was left, and the store stays the truth.
 A merge of 8 segments of 40k passages takes ~10 s on this machine: when every write
-waited for merges, a page write could wait that long.
+waited for merges, a page write could wait that long. A merge that runs out of room (a full
+disk) fails alone, the segments it merged stay searchable, but its half-written segment
+holds the disk's last room until tantivy's next commit: the release deletes it
+(`collect_leftovers`), so the store's next write finds the room it had before.
 
 Queries (BM25 over the analysed terms, filters, highlights, the relevance gate's term
 statistics) are the `TextQueries` mixin's (text_queries.py).
@@ -54,6 +57,7 @@ from .text_queries import TextQueries
 ANALYZER = "rewind_terms"  # terms arrive analysed (analysis.py): tantivy splits at spaces
 IDLE_RELEASE_S = 2.0  # a writer unused this long is let go (its merges finish first)
 WRITER_HEAP = 64_000_000
+GC_HEAP = 15_000_000  # tantivy's least: a writer taken only to delete leftover files
 
 def _schema() -> tantivy.Schema:
     b = tantivy.SchemaBuilder()
@@ -277,10 +281,14 @@ class TextIndex(TextQueries):
             with contextlib.suppress(ValueError):  # a writer tantivy killed cannot roll back
                 writer.rollback()
             self._writer = None  # a writer that failed is not kept
+            with contextlib.suppress(ValueError):  # its merges end (no room: they fail fast)
+                writer.wait_merging_threads()
+            del writer
             free = free_bytes(self.dir)
             no_room = isinstance(exc, OSError) and exc.errno == errno.ENOSPC
             if no_room or (isinstance(exc, ValueError) and free is not None
                            and free < LOW_SPACE_BYTES):
+                self._collect_leftovers()  # what the commit and its merges left
                 raise disk_full(self.dir, f"the keyword index could not take {len(changed)} "
                                 "changed pages (they are stored; it catches up later)") from None
             raise
@@ -302,10 +310,36 @@ class TextIndex(TextQueries):
                 del writer  # releases tantivy's lock
                 self.index.reload()
                 self._searcher = None
+                self.collect_leftovers()
             if self.on_released is not None:
                 self.on_released()
         except Exception:  # noqa: BLE001 - a background tidy-up: the next write catches up
             return
+
+    def collect_leftovers(self) -> int:
+        """Delete what a merge that failed for want of room left half written; returns the
+        bytes freed. tantivy deletes such files only at its next commit, which may never
+        come: they hold the disk's last room, so the store's next write fails first. Safe
+        only with tantivy's writer lock (no merge in progress anywhere): skipped without."""
+        with self._writer_lock:
+            return self._collect_leftovers()
+
+    def _collect_leftovers(self) -> int:
+        """`collect_leftovers` with `_writer_lock` held."""
+        if self._writer is not None or not integrity.leftovers(self.dir):
+            return 0
+        before = free_bytes(self.dir) or 0
+        try:
+            writer = self.index.writer(heap_size=GC_HEAP, num_threads=1)
+        except ValueError:  # another writer: its commits collect them
+            return 0
+        try:
+            writer.garbage_collect_files()
+        except ValueError:
+            return 0
+        finally:
+            del writer
+        return max(0, (free_bytes(self.dir) or 0) - before)
 
     def close(self) -> None:
         """Let the writer go, its merges finished (the folder is then settled)."""
@@ -318,6 +352,8 @@ class TextIndex(TextQueries):
             writer, self._writer = self._writer, None
         if writer is not None:
             writer.wait_merging_threads()
+            del writer
+            self.collect_leftovers()  # a process that ends after a failed merge
 
     # ---- reads --------------------------------------------------------------------------
 
