@@ -20,6 +20,13 @@ export const RECHECK = Object.freeze({
 });
 
 /**
+ * A hand-on at the threshold a worker may be stopped in the middle of (Chrome stops MV3
+ * workers at will): an alarm this far ahead wakes the next worker to hand it on again
+ * while the page is still open. The host takes the same visit twice as one.
+ */
+export const HAND_LEASE_MS = 1_000;
+
+/**
  * @typedef {{
  *   url: string,          // page key: the URL without its fragment
  *   tabId: number,
@@ -31,6 +38,8 @@ export const RECHECK = Object.freeze({
  *   extractions?: number, // how often its text was taken (threshold + re-extractions)
  *   lastExtractMs?: number, // dwell at the last extraction
  *   hash?: string|null,   // content hash of the last extraction
+ *   handing?: number|null, // epoch ms a worker began handing it on at the threshold;
+ *                         // cleared once handed (a worker stopped mid-way leaves it set)
  * }} Visit
  * @typedef {{tabId: number|null, focused: boolean, active: boolean}} Front
  * @typedef {{visits: Record<string, Visit>, front: Front}} DwellState
@@ -164,6 +173,42 @@ export function markReported(state, tabId, url, now) {
   w.reportedMs = elapsedMs(w, now);
   w.extractions = 1;
   w.lastExtractMs = w.reportedMs;
+  w.handing = now;
+  return s;
+}
+
+/**
+ * Visits whose hand-on at the threshold began before this worker started (`bornAt`) and
+ * never finished: the worker doing it was stopped.
+ * @param {DwellState} state @param {number} bornAt @returns {Visit[]}
+ */
+export function interrupted(state, bornAt) {
+  return Object.values(state.visits).filter(
+    (v) => v.reported && typeof v.handing === "number" && v.handing < bornAt,
+  );
+}
+
+/**
+ * This worker hands an interrupted visit on again from now.
+ * @param {DwellState} state @param {number} tabId @param {string} url @param {number} now
+ */
+export function markHanding(state, tabId, url, now) {
+  const v = state.visits[String(tabId)];
+  if (!v || v.url !== url || !v.reported) return state;
+  const s = clone(state);
+  s.visits[String(tabId)].handing = now;
+  return s;
+}
+
+/**
+ * The visit was handed on (or its hand-on failed and said so): nothing left to redo.
+ * @param {DwellState} state @param {number} tabId @param {string} url
+ */
+export function handed(state, tabId, url) {
+  const v = state.visits[String(tabId)];
+  if (!v || v.url !== url || v.handing == null) return state;
+  const s = clone(state);
+  s.visits[String(tabId)].handing = null;
   return s;
 }
 
@@ -231,12 +276,19 @@ export function setHash(state, tabId, url, hash) {
 /**
  * Milliseconds until the running visit reaches the threshold (or, once extracted, its
  * next re-extraction), or null when nothing is accruing towards either (so no timer or
- * alarm is needed).
- * @param {DwellState} state @param {number} now @param {number} thresholdMs @returns {number|null}
+ * alarm is needed). A visit being handed on keeps a lease of HAND_LEASE_MS; one a stopped
+ * worker was handing on (before `bornAt`) is due now.
+ * @param {DwellState} state @param {number} now @param {number} thresholdMs
+ * @param {number} [bornAt] @returns {number|null}
  */
-export function msUntilDue(state, now, thresholdMs) {
+export function msUntilDue(state, now, thresholdMs, bornAt = -Infinity) {
   let best = null;
   for (const v of Object.values(state.visits)) {
+    if (v.reported && typeof v.handing === "number") {
+      if (v.handing < bornAt) return 0; // a stopped worker's: hand it on now
+      best = best === null ? HAND_LEASE_MS : Math.min(best, HAND_LEASE_MS); // the lease
+      continue;
+    }
     if (v.reported && !mayExtractAgain(v)) continue;
     const left = v.reported
       ? RECHECK.everyMs - (elapsedMs(v, now) - (v.lastExtractMs ?? 0))

@@ -51,6 +51,8 @@ export class Tracker {
     this.now = deps.now ?? Date.now;
     this.lane = serial();
     this.timer = null;
+    // A hand-on stamped before this is a stopped worker's, never this one's (dwell.js).
+    this.bornAt = this.now();
   }
 
   /** @returns {Promise<D.DwellState>} */
@@ -116,18 +118,25 @@ export class Tracker {
     return { tabId: v.tabId, url: v.url, startedAt: v.startedAt, dwellMs: D.elapsedMs(v, now), again, hash: v.hash ?? null };
   }
 
-  /** Hand visits to onDue, one at a time; keep each extraction's hash on its visit. @param {DueVisit[]} due */
+  /**
+   * Hand visits to onDue, one at a time; keep each extraction's hash on its visit and mark
+   * it handed. A worker stopped in here leaves the mark unset: the next one hands it again.
+   * @param {DueVisit[]} due
+   */
   async hand(due) {
     for (const v of due) {
+      /** @type {any} */
+      let r = null;
       try {
-        const r = /** @type {any} */ (await this.onDue(v));
+        r = await this.onDue(v);
         console.info("rewind: page read", r);
-        if (r && typeof r.hash === "string") {
-          await this.update((s) => ({ state: D.setHash(s, v.tabId, v.url, r.hash) }));
-        }
       } catch (err) {
         console.error("rewind: handing on a read page failed", err);
       }
+      await this.update((s) => {
+        const hashed = r && typeof r.hash === "string" ? D.setHash(s, v.tabId, v.url, r.hash) : s;
+        return { state: D.handed(hashed, v.tabId, v.url) };
+      });
     }
   }
 
@@ -196,13 +205,19 @@ export class Tracker {
       let state = D.setFront(s, front, now);
       const first = D.dueVisits(state, now, threshold);
       for (const v of first) state = D.markReported(state, v.tabId, v.url, now);
+      const cut = D.interrupted(state, this.bornAt);
+      for (const v of cut) state = D.markHanding(state, v.tabId, v.url, now);
       const again = D.dueRechecks(state, now);
       for (const v of again) state = D.markExtracting(state, v.tabId, v.url, now);
       return {
         state,
-        out: [...first.map((v) => this.dueVisit(v, now, false)), ...again.map((v) => this.dueVisit(v, now, true))],
+        out: [...[...first, ...cut].map((v) => this.dueVisit(v, now, false)), ...again.map((v) => this.dueVisit(v, now, true))],
       };
     });
+    if (due?.length) {
+      // Should this worker be stopped mid-way, the alarm wakes the next to hand them again.
+      await chrome.alarms.create(DWELL_ALARM, { when: this.now() + D.HAND_LEASE_MS });
+    }
     await this.hand(due || []);
     await this.schedule();
   }
@@ -210,7 +225,7 @@ export class Tracker {
   /** Arm an alarm (survives the worker) and a timer (fast path) for the next due moment. */
   async schedule() {
     const state = await this.load();
-    const ms = D.msUntilDue(state, this.now(), await this.thresholdMs());
+    const ms = D.msUntilDue(state, this.now(), await this.thresholdMs(), this.bornAt);
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;

@@ -83,10 +83,34 @@ test("due visits: once past the threshold, reported once", () => {
   s.tick(1);
   const due = D.dueVisits(s.state, s.now(), T);
   assert.deepEqual(due.map((v) => v.url), [URL_A]);
-  const marked = D.markReported(s.state, 1, URL_A, s.now());
-  assert.equal(marked.visits["1"].reportedMs, T);
+  const handing = D.markReported(s.state, 1, URL_A, s.now());
+  assert.equal(handing.visits["1"].reportedMs, T);
+  assert.equal(D.msUntilDue(handing, s.now(), T), D.HAND_LEASE_MS, "the lease while handing");
+  const marked = D.handed(handing, 1, URL_A);
   assert.deepEqual(D.dueVisits(marked, s.now() + 60_000, T), []);
   assert.equal(D.msUntilDue(marked, s.now(), T), D.RECHECK.everyMs, "only its re-extraction is left");
+});
+
+test("a hand-on a stopped worker left unfinished is due again in the next worker, once", () => {
+  const s = scenario();
+  s.front({ tabId: 1, focused: true, active: true });
+  s.visit(1, URL_A);
+  s.tick(T);
+  const handing = D.markReported(s.state, 1, URL_A, s.now());
+  const sameWorker = s.now() - 10; // born before the hand-on began: it is its own
+  assert.deepEqual(D.interrupted(handing, sameWorker), []);
+  assert.equal(D.msUntilDue(handing, s.now(), T, sameWorker), D.HAND_LEASE_MS);
+  s.tick(300); // the worker is stopped; the next one starts
+  const bornAt = s.now();
+  assert.deepEqual(D.interrupted(handing, bornAt).map((v) => v.url), [URL_A]);
+  assert.equal(D.msUntilDue(handing, s.now(), T, bornAt), 0, "due at once");
+  assert.deepEqual(D.dueVisits(handing, s.now(), T), [], "not a new first hand-on");
+  const again = D.markHanding(handing, 1, URL_A, s.now());
+  assert.deepEqual(D.interrupted(again, bornAt), [], "this worker's own now");
+  const done = D.handed(again, 1, URL_A);
+  assert.equal(done.visits["1"].handing, null);
+  assert.equal(D.handed(done, 1, URL_A), done, "nothing to clear twice");
+  assert.equal(D.markHanding(done, 2, URL_A, s.now()), done, "another tab: untouched");
 });
 
 test("re-extraction: after each minute of further reading, at most maxExtractions a visit", () => {
@@ -94,7 +118,7 @@ test("re-extraction: after each minute of further reading, at most maxExtraction
   s.front({ tabId: 1, focused: true, active: true });
   s.visit(1, URL_A);
   s.tick(T);
-  let st = D.markReported(s.state, 1, URL_A, s.now());
+  let st = D.handed(D.markReported(s.state, 1, URL_A, s.now()), 1, URL_A);
   let extractions = 1;
   for (;;) {
     const wait = D.msUntilDue(st, s.now(), T);

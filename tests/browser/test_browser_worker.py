@@ -115,6 +115,42 @@ def test_pages_read_while_the_worker_stops_at_random_moments_are_stored_once(lau
     assert queue["failed"] == []
 
 
+
+SLOW_READ = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Bell foundry notes</title></head><body><main><article><h1>Bell foundry notes</h1>
+<p>{text}</p></article></main>
+<script>setInterval(() => {{
+  const t = performance.now(); while (performance.now() - t < 300) {{}} }}, 400);
+</script></body></html>"""
+
+
+def test_a_page_the_worker_is_stopped_while_handing_on_is_still_stored(launch, site):
+    """The worker stopped while it hands a read page on (its text being taken from a page
+    whose own scripts keep it slow): the next worker, woken by the lease alarm, hands it on
+    again while the page is still open. Seen once as a page lost at the end of a session."""
+    words = "Bellfounders tune each bell by shaving metal from its inner wall. " * 60
+    (site.root / "slow-read.html").write_text(SLOW_READ.format(text=words), encoding="utf-8")
+    url = site.url("slow-read.html")
+    browser = launch("worker-hand-on")
+    browser.wait_connected()
+    browser.settings(dwellSeconds=1)
+    tab = browser.reading_tab()
+    browser.read(tab, url)
+
+    def handing() -> dict | None:
+        visits = browser.evaluate("globalThis.__rewind.dwell()")["visits"].values()
+        return next((v for v in visits if v["url"] == url and v.get("handing")), None)
+
+    wait_until(handing, 60, "the page's hand-on to begin", interval=0.05)
+    browser.stop_worker()
+    time.sleep(10)  # still open, nothing else happening: only the alarm can wake a worker
+    tab.goto("about:blank")
+    try:
+        [page] = browser.wait_indexed([url], timeout=60)
+    except TimeoutError:
+        raise AssertionError(f"the page was never stored; queue: {browser.queue()}") from None
+    assert page["title"] == "Bell foundry notes" and page["visit_count"] == 1
+
 MINILM = "all-minilm-l6-v2-int8"
 LIMIT_S = 420  # a test that stops workers ends by then, pass or fail (the watchdog below)
 STALL_S = 90  # the job's line not changing this long is frozen, however busy the machine
