@@ -8,8 +8,11 @@ REWIND_REQUIRE_MODELS=1 (set by `python3 build.py test`), so CI cannot pass by s
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -107,3 +110,26 @@ def gguf_tokenizer(llm_dir):
     from rewind.answers import llm
 
     return llm.tokenizer(specs.llm_spec(SMOLLM), llm_dir)
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """small_tmpfs("2m") -> a real file system of that size that fills up for real (a
+    tmpfs, mounted for the test, unmounted after it); skips, saying why, without root."""
+    mounted: list[Path] = []
+
+    def mount(size: str) -> Path:
+        if os.geteuid() != 0 or not shutil.which("mount"):
+            pytest.skip("a real full disk needs root to mount a small tmpfs")
+        where = tmp_path / f"small-{len(mounted)}"
+        where.mkdir()
+        got = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                             capture_output=True, text=True)
+        if got.returncode:
+            pytest.skip(f"mounting a small tmpfs failed here: {got.stderr.strip()}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
+        subprocess.run(["umount", "-l", str(where)], check=False)

@@ -7,8 +7,6 @@ itself. Needs root (mount); skipped otherwise, with the reason."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,19 +17,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    if os.geteuid() != 0 or not shutil.which("mount"):
-        pytest.skip("a real full disk needs root to mount a small tmpfs")
-    where = tmp_path / "small"
-    where.mkdir()
-    got = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],
-                         capture_output=True, text=True)
-    if got.returncode:
-        pytest.skip(f"mounting a small tmpfs failed here: {got.stderr.strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
+def small_disk(small_tmpfs):
+    return small_tmpfs("2m")
 
 
 def test_indexing_into_a_full_disk_says_so_keeps_what_it_stored_and_carries_on(

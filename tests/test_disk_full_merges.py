@@ -13,10 +13,8 @@ otherwise, with the reason. The fake embedder: the merge is the subject, not the
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -34,19 +32,8 @@ ROOM = 200_000  # bytes left: a small page's store write and segment, not the me
 
 
 @pytest.fixture
-def small_disk(tmp_path):
-    if os.geteuid() != 0 or not shutil.which("mount"):
-        pytest.skip("a real full disk needs root to mount a small tmpfs")
-    where = tmp_path / "small"
-    where.mkdir()
-    got = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={SIZE}", "tmpfs", str(where)],
-                         capture_output=True, text=True)
-    if got.returncode:
-        pytest.skip(f"mounting a small tmpfs failed here: {got.stderr.strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
+def small_disk(small_tmpfs):
+    return small_tmpfs(SIZE)
 
 
 def free(where: Path) -> int:
