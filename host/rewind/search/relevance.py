@@ -20,7 +20,6 @@ This module must never write, and never decide anything the models do not say.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -99,22 +98,6 @@ def _reference(searcher: Searcher, cosine: float) -> float:
     return float(calibrated(searcher.confidence, cosine))
 
 
-_LANGUAGES: dict[bytes, str] = {}  # a passage text's digest -> its language (no text kept)
-
-
-def _language(text: str) -> str:
-    """languages.detect(text).lang, remembered by the text's digest: the top passages of
-    one search are mostly those of the last (a person typing), and detection is the
-    gate's dearest step."""
-    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-    lang = _LANGUAGES.get(key)
-    if lang is None:
-        if len(_LANGUAGES) >= 20_000:
-            _LANGUAGES.clear()
-        lang = _LANGUAGES[key] = languages.detect(text).lang
-    return lang
-
-
 def _other_language(searcher: Searcher, query: str, records: dict
                     ) -> Callable[[int], bool | None]:
     """Whether a passage is in another language than the query (None: too short to tell):
@@ -131,7 +114,7 @@ def _other_language(searcher: Searcher, query: str, records: dict
     def other(pid: int) -> bool | None:
         if pid not in seen:
             passage = records.get(pid, (None, None))[1]
-            lang = _language(passage.text) if passage is not None else asked
+            lang = languages.detect(passage.text).lang if passage is not None else asked
             seen[pid] = None if lang == languages.UNKNOWN else lang != asked
         return seen[pid]
 

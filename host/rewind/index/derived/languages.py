@@ -10,6 +10,7 @@ This module must never read anything but the text it is given, nor guess from th
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from .langid_walk import Walker
 SAMPLE_CHARS = 3000  # the detector reads this much of a page (its start, where the prose is)
 CONFIDENT = 0.9  # a detector verdict below this leaves the declared language standing
 UNKNOWN = "und"  # BCP 47's "undetermined"
+REMEMBERED = 20_000  # verdicts the detector keeps, by the text's digest (no text kept)
 
 NAMES = {
     "ar": "Arabic", "da": "Danish", "de": "German", "el": "Greek", "en": "English",
@@ -61,16 +63,25 @@ class _Detector:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._identifier = None
+        # The relevance gate asks about the top passages of each search, mostly those of
+        # the last one (a person typing): verdicts are kept by the text's digest.
+        self._known: dict[bytes, tuple[str, float]] = {}
 
     def classify(self, text: str) -> tuple[str, float]:
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         with self._lock:
+            if key in self._known:
+                return self._known[key]
             if self._identifier is None:
                 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
                 self._identifier = Walker(LanguageIdentifier.from_model_file(
                     MODEL_FILE, norm_probs=True))  # its verdicts, ~10x sooner (langid_walk.py)
             lang, prob = self._identifier.classify(text)
-        return _ALIASES.get(lang, lang), float(prob)
+            if len(self._known) >= REMEMBERED:
+                self._known.clear()
+            found = self._known[key] = (_ALIASES.get(lang, lang), float(prob))
+        return found
 
 
 _DETECTOR = _Detector()
