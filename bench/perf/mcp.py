@@ -233,7 +233,7 @@ bench/perf/scale.py's store (real text; real MiniLM vectors for 10,000 passages,
 for the rest; pages read over three years). "with embedding": each query embedded on the
 call, as a new question; "cached": the same queries again (bench/perf/scale.py's measure).
 Target: p95 ≤ 50 ms.
-The server embeds a query with one onnxruntime thread (`Settings.mcp_onnx_threads`): on
+The server embeds a query with one onnxruntime thread (`Settings.onnx_threads`): on
 this machine, busy, two spinning threads took about three times as long. The side panel's
 row is `Rewind.search` on the same engine, embeddings cached. CPU: the process's CPU time
 during the call (its threads together), which a busy machine does not inflate as it does

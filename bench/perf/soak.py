@@ -35,11 +35,16 @@ from bench.perf.host import Host
 GROWTH_LIMIT = 0.10  # after the warm-up, the last window against the first
 
 
-def rss_mb(pid: int) -> float:
+def memory_mb(pid: int) -> dict[str, float]:
+    """Resident memory and its two parts: anonymous (the heap: where a leak shows) and
+    file-backed (mapped index and model files, which the kernel can drop and re-read)."""
+    fields = {"VmRSS:": "rss", "RssAnon:": "anon", "RssFile:": "file"}
+    out = dict.fromkeys(fields.values(), float("nan"))
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+        key = line.split(maxsplit=1)[0] if line else ""
+        if key in fields:
+            out[fields[key]] = int(line.split()[1]) / 1024
+    return out
 
 
 def open_files(pid: int) -> int:
@@ -51,6 +56,8 @@ class Window:
     ops: int  # operations done when it closed
     rss_mb: float
     files: int
+    anon_mb: float = 0.0
+    file_mb: float = 0.0
     ms: dict[str, list[float]] = field(default_factory=dict)
 
     def p95(self, kind: str) -> float | None:
@@ -122,10 +129,13 @@ def run(args: argparse.Namespace) -> tuple[list[Window], dict]:
                     current.ms.setdefault("forget", []).append((time.perf_counter() - t0) * 1000)
                     counts["forget"] += 1
                 if n % args.window == 0:  # full windows only: alike to compare
-                    current.ops, current.rss_mb = n, rss_mb(host.proc.pid)
+                    mem = memory_mb(host.proc.pid)
+                    current.ops, current.rss_mb = n, mem["rss"]
+                    current.anon_mb, current.file_mb = mem["anon"], mem["file"]
                     current.files = open_files(host.proc.pid)
                     windows.append(current)
-                    print(f"{n:,} ops: RSS {current.rss_mb:.0f} MB, {current.files} files, "
+                    print(f"{n:,} ops: RSS {current.rss_mb:.0f} MB (anon {current.anon_mb:.0f}, "
+                          f"file {current.file_mb:.0f}), {current.files} files, "
                           + ", ".join(f"{k} p95 {current.p95(k):.0f} ms" for k in current.ms),
                           flush=True)
                     current = Window(0, 0.0, 0)

@@ -87,7 +87,15 @@ class Settings:
     # --- embedding ---
     default_embedding_model: str = knob("all-minilm-l6-v2-int8", "a new store's model")
     embed_batch_size: int = knob(16, "passages embedded per ONNX run")
-    onnx_threads: int = knob(2, "onnxruntime intra-op threads")
+    # One thread a run, two runs at once: on 2 cores a second intra-op thread spins and
+    # waits at every step of a small run, two single-threaded runs keep both cores busy
+    # (re-embedding with multilingual-e5-small +17 % a second; a query costs ~2 ms more;
+    # `rewind mcp`, beside the browser's host, embedded a query in 12 ms p50 with one
+    # thread and 33 ms with two on a busy machine). docs/benchmarks.md, "The MCP server"
+    # and "The multilingual model's runtime".
+    onnx_threads: int = knob(1, "onnxruntime intra-op threads of one run", lo=1, hi=64)
+    embed_lanes: int = knob(2, "ONNX runs at once when a call has several (a page's "
+                            "passages, a re-embedding batch)", lo=1, hi=64)
     query_cache_size: int = knob(512, "query embeddings kept (LRU)")
     reembed_batch: int = knob(32, "passages a re-embedding step embeds and stores at once")
     reembed_yield_max_s: float = knob(
@@ -95,10 +103,6 @@ class Settings:
     reembed_disk_full_wait_s: float = knob(
         30.0, "with the disk full, the embedding job tries again after this long", lo=0.1,
         hi=3600.0)
-    # `rewind mcp` embeds only queries, beside the browser's host on 2 cores: with the
-    # machine busy (load 5) one thread embedded a query in 12 ms p50, two spinning ones in
-    # 33 ms (docs/benchmarks.md, "The MCP server").
-    mcp_onnx_threads: int = knob(1, "onnxruntime intra-op threads of `rewind mcp`")
     # The popup and options offer the multilingual model when this share of the pages
     # (of a history of at least multilingual_offer_min_pages) is in other languages.
     multilingual_model: str = knob("multilingual-e5-small", "the model offered for languages")

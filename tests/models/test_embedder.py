@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -154,14 +156,54 @@ def test_padding_is_to_the_batch_longest_with_the_spec_pad_id(tmp_path: Path):
 def test_batches_are_sorted_by_length_and_rows_come_back_in_input_order(tmp_path: Path):
     spec = tiny_spec()
     w = make_tiny_model_dir(tmp_path, spec)
-    emb = OnnxEmbedder(spec, tmp_path, dataclasses.replace(SETTINGS, embed_batch_size=2))
-    rec = record(emb)
     texts = ["the cat sat on the mat today", "dog", "stock market fell", "in", "park ran", "on"]
-    got = emb.embed_documents(texts)
-    assert [f["input_ids"].shape for f in rec.feeds] == [(2, 3), (2, 4), (2, 9)]
     want = np.stack([unit(mean_pooled(w, t)) for t in texts])
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
-    assert emb.embed_documents([]).shape == (0, 8)
+    for lanes in (1, 2):  # one run at a time, shortest first; or two at once, longest first
+        emb = OnnxEmbedder(spec, tmp_path, dataclasses.replace(
+            SETTINGS, embed_batch_size=2, embed_lanes=lanes))
+        rec = record(emb)
+        got = emb.embed_documents(texts)
+        shapes = [f["input_ids"].shape for f in rec.feeds]
+        assert (shapes if lanes == 1 else sorted(shapes)) == [(2, 3), (2, 4), (2, 9)]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        assert emb.embed_documents([]).shape == (0, 8)
+
+
+class CountingSession(RecordingSession):
+    """Also counts the runs in flight at once (each held a little, so they can overlap)."""
+
+    def __init__(self, session) -> None:
+        super().__init__(session)
+        self.lock = threading.Lock()
+        self.now = self.most = 0
+
+    def run(self, names, feeds):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(0.02)
+        try:
+            return super().run(names, feeds)
+        finally:
+            with self.lock:
+                self.now -= 1
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 3])
+def test_runs_at_once_never_exceed_the_lanes_queries_included(tmp_path: Path, lanes: int):
+    spec = tiny_spec()
+    make_tiny_model_dir(tmp_path, spec)
+    emb = OnnxEmbedder(spec, tmp_path, dataclasses.replace(
+        SETTINGS, embed_batch_size=1, embed_lanes=lanes, query_cache_size=0))
+    counting = CountingSession(emb._session)
+    emb._session = counting  # type: ignore[assignment]
+    texts = [" ".join(["the cat sat"] * (i % 4 + 1)) for i in range(12)]
+    queries = threading.Thread(target=lambda: [emb.embed_query(f"cat {i}") for i in range(5)])
+    queries.start()
+    got = emb.embed_documents(texts)
+    queries.join()
+    assert counting.most == lanes and len(counting.feeds) == 12 + 5
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, rtol=1e-5)
 
 
 def test_long_texts_are_truncated_to_max_tokens(tmp_path: Path):

@@ -16,7 +16,6 @@ file it writes is the audit log.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import threading
 import time
@@ -97,8 +96,7 @@ class Library:
     # ---- the engine, opened on first use --------------------------------------------------
 
     def _settings(self) -> Settings:
-        s = profile_settings.apply(Settings(), self.data_dir)
-        return dataclasses.replace(s, onnx_threads=s.mcp_onnx_threads)
+        return profile_settings.apply(Settings(), self.data_dir)
 
     def engine(self) -> Rewind:
         """The profile, read-only (opened on first use; a missing store says what to do);

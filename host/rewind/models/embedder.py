@@ -13,6 +13,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -112,7 +113,9 @@ class OnnxEmbedder:
         self.max_tokens = spec.max_tokens
         self._batch_size = max(1, settings.embed_batch_size)
         self._cache = _QueryCache(settings.query_cache_size)
-        self._run_lock = threading.Lock()  # one inference at a time: threads share 2 cores
+        # At most `embed_lanes` runs at once, whoever asks (a query waits for a lane).
+        self._lanes = max(1, settings.embed_lanes)
+        self._run_slots = threading.BoundedSemaphore(self._lanes)
 
         st = installed.require_installed(spec, model_dir)
         self._tok = self._load_tokenizer(st.path / "tokenizer.json")
@@ -227,7 +230,7 @@ class OnnxEmbedder:
         # Feed only what the session declares: exports differ (position_ids, token_type_ids).
         feeds = {name: arrays[name].astype(dt, copy=False) for name, dt in self._inputs.items()}
         name = self.spec.output
-        with self._run_lock:
+        with self._run_slots:
             (out,) = self._session.run([name], feeds)
         if name == "last_hidden_state":
             mask = arrays["attention_mask"][..., None].astype(np.float32)
@@ -242,8 +245,18 @@ class OnnxEmbedder:
         if not texts:
             return result
         encs = self._encode(texts, prefix)
-        for idx in self._batches([len(e.ids) for e in encs]):
-            result[idx] = self._run([encs[i] for i in idx])  # rows back in input order
+        runs = self._batches([len(e.ids) for e in encs])
+        if self._lanes == 1 or len(runs) == 1:
+            for idx in runs:
+                result[idx] = self._run([encs[i] for i in idx])  # rows back in input order
+            return result
+        # Several runs: one a lane (onnxruntime lets go of the GIL), the longest first so
+        # that no lane is left with a long run at the end.
+        runs.sort(key=lambda idx: -len(idx) * max(len(encs[i].ids) for i in idx))
+        with ThreadPoolExecutor(min(self._lanes, len(runs))) as pool:
+            done = pool.map(lambda idx: self._run([encs[i] for i in idx]), runs)
+            for idx, rows in zip(runs, done, strict=True):
+                result[idx] = rows
         return result
 
     def _batches(self, lengths: list[int]) -> list[list[int]]:
