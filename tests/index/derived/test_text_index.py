@@ -115,6 +115,34 @@ def test_writer_is_kept_between_writes_and_released_when_idle(tmp_path, monkeypa
     assert len(index.search("words", 5)) == 2
 
 
+def test_a_writer_never_idle_is_let_go_after_its_commits_and_nothing_is_lost(
+        tmp_path, monkeypatch):
+    from rewind.index.derived import text_index
+
+    monkeypatch.setattr(text_index, "IDLE_RELEASE_S", 60.0)  # never idle in this test
+    monkeypatch.setattr(text_index, "WRITER_MAX_COMMITS", 3)
+    store = Store(tmp_path / "rewind.db")
+    released = []
+    index = TextIndex(tmp_path / "text", Settings(), on_released=lambda: (
+        released.append(1), index.catch_up(store)))
+    for i in range(3):
+        add(store, f"https://a.org/{i}", "a.org", f"Page {i}", [f"words of page {i}"])
+        assert index.catch_up(store) == 1
+    deadline = time.time() + 10
+    while not released and time.time() < deadline:
+        time.sleep(0.05)
+    assert released  # worn: let go at once (its merges finished), not after 60 s idle
+    for i in range(3, 5):  # a new writer takes the next pages (or the release's catch-up)
+        add(store, f"https://a.org/{i}", "a.org", f"Page {i}", [f"words of page {i}"])
+        index.catch_up(store)
+    deadline = time.time() + 10
+    while index.applied_seq() < store.seq() and time.time() < deadline:
+        time.sleep(0.05)
+    index.reload()
+    assert len(index.search("words", 10)) == 5
+    index.close()
+
+
 def test_write_waits_in_the_store_while_another_writer_holds_tantivy(tmp_path, monkeypatch):
     from rewind.index.derived import text_index
 

@@ -17,8 +17,9 @@ which terms it holds (`terms` file) and is rebuilt from the store when that chan
 
 Merges never block a write: a process keeps its tantivy writer between writes (a commit
 does not wait for merges; tantivy merges segments on its own threads, by its default log
-merge policy) and lets it go only after IDLE_RELEASE_S without writes, waiting for the
-merges on a background thread. A write that finds tantivy's lock taken meanwhile (by that
+merge policy) and lets it go after IDLE_RELEASE_S without writes, or after
+WRITER_MAX_COMMITS commits under a steady stream of them, waiting for the merges on a
+background thread. A write that finds tantivy's lock taken meanwhile (by that
 release, or by another process's writer) leaves the text index behind the store and says
 so (`catch_up` returns None); `on_released` — the engine's catch-up under its write lock —
 runs after each release and picks up what was left, and the store stays the truth.
@@ -56,6 +57,10 @@ from .text_queries import TextQueries
 
 ANALYZER = "rewind_terms"  # terms arrive analysed (analysis.py): tantivy splits at spaces
 IDLE_RELEASE_S = 2.0  # a writer unused this long is let go (its merges finish first)
+# A writer kept through a steady stream of commits grows by ~13 KB each (its delete queue
+# and segment bookkeeping): one never idle for 2 s held 10 MB more a 1,000 operations of
+# the soak. Let go after this many, it gives that memory back (docs/benchmarks.md, soak).
+WRITER_MAX_COMMITS = 256
 WRITER_HEAP = 64_000_000
 GC_HEAP = 15_000_000  # tantivy's least: a writer taken only to delete leftover files
 
@@ -97,6 +102,7 @@ class TextIndex(TextQueries):
         self.on_released = on_released
         self._writer: tantivy.IndexWriter | None = None
         self._writer_lock = threading.Lock()  # the writer, between writes and its release
+        self._commits = 0  # by the writer in hand
         self._release_timer: threading.Timer | None = None
         self._searcher: tantivy.Searcher | None = None
         if not readonly:
@@ -213,12 +219,14 @@ class TextIndex(TextQueries):
                 return None
             changed, deleted = store.changes_since(applied)
             self._apply(writer, store, changed, deleted)
+            self._commits += 1
             faults.hit("after_text_commit")
             self._write_applied(target)
+            worn = self._commits >= WRITER_MAX_COMMITS
         self.index.reload()
         self._searcher = None
         self._loaded_seq = target
-        self._schedule_release()
+        self._schedule_release(now=worn)
         return len(changed) + len(deleted)
 
     def rebuild(self, store: Store) -> None:
@@ -246,6 +254,7 @@ class TextIndex(TextQueries):
                 self._writer = self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
             except ValueError:  # LockBusy: a writer is still merging, here or elsewhere
                 return None
+            self._commits = 0
         return self._writer
 
     def _apply(self, writer: tantivy.IndexWriter, store: Store, changed: list[int],
@@ -293,10 +302,10 @@ class TextIndex(TextQueries):
                                 "changed pages (they are stored; it catches up later)") from None
             raise
 
-    def _schedule_release(self) -> None:
+    def _schedule_release(self, now: bool = False) -> None:
         if self._release_timer is not None:
             self._release_timer.cancel()
-        self._release_timer = threading.Timer(IDLE_RELEASE_S, self._release)
+        self._release_timer = threading.Timer(0.0 if now else IDLE_RELEASE_S, self._release)
         self._release_timer.daemon = True
         self._release_timer.start()
 
