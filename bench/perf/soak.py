@@ -179,10 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     windows, counts = run(args)
     kinds = [k for k in ("page", "revisit", "search", "ask", "forget")
              if any(w.ms.get(k) for w in windows)]
-    rows = [[f"{w.ops:,}", f"{w.rss_mb:.0f}", w.files,
+    rows = [[f"{w.ops:,}", f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", w.files,
              *[(f"{w.p95(k):.0f}" if w.p95(k) is not None else "") for k in kinds]]
             for w in windows]
     checks = {"RSS": growth(windows, lambda w: w.rss_mb),
+              "anonymous memory": growth(windows, lambda w: w.anon_mb),
               "open files": growth(windows, lambda w: float(w.files)),
               **{f"{k} p95": growth(windows, lambda w, k=k: w.p95(k)) for k in kinds}}
     verdict = "; ".join(
@@ -198,12 +199,14 @@ def main(argv: list[str] | None = None) -> int:
         f"paragraphs), {counts['revisit']:,} re-visits, {counts['forget']:,} forgets, "
         f"{counts['search']:,} hybrid searches and {counts['ask']:,} asks with the offline "
         f"answering model, interleaved; {counts['errors']} errors; {counts['stored']:,} pages "
-        f"stored at the end. Sampled every {args.window:,} operations: resident memory, open "
-        "files, p95 latency of each request kind in that window (ms). Target: after the "
+        f"stored at the end. Sampled every {args.window:,} operations: resident memory (and "
+        "of it the anonymous part, the heap, where a leak shows; the rest is mapped model "
+        "and index files), open files, p95 latency of each request kind in that window "
+        "(ms). Target: after the "
         "warm-up (the first quarter of the windows) each grows less than 10 %.",
         "",
-        report.table(["operations", "RSS MB", "open files", *[f"{k} p95 ms" for k in kinds]],
-                     rows),
+        report.table(["operations", "RSS MB", "of it anonymous MB", "open files",
+                      *[f"{k} p95 ms" for k in kinds]], rows),
         "",
         f"Growth after the warm-up, last window against the first: {verdict}.",
         "",
