@@ -23,6 +23,26 @@ def test_append_tail_rotate_and_drop(tmp_path):
         log.write("read a secret")
 
 
+def test_drop_within_reads_only_lines_that_hold_a_needle_and_finds_escaped_ones(tmp_path):
+    log = AuditLog(tmp_path)
+    odd = 'https://b.example/caf\u00e9?q="x"'  # a quote JSON escapes, a letter it keeps
+    for url in ["https://a.example/1", odd, "https://a.example/10"]:
+        log.write("indexed", url=url, passages=1)
+    log.write("skipped", site="shop.b.example", category="payments")
+    read = []
+
+    def forgotten(entry):
+        read.append(entry)
+        return entry.get("url") in {odd, "https://a.example/1"} or entry.get("site") == "x"
+
+    assert log.drop(forgotten, within=[odd, "https://a.example/1"]) == 3 - 1
+    # a.example/10 holds a.example/1 and is read (and kept); the skipped line is not read
+    assert [e.get("url") for e in read] == ["https://a.example/1", odd, "https://a.example/10"]
+    assert [e.get("url") for e in log.entries()] == ["https://a.example/10", None]
+    assert log.drop(lambda e: e.get("site") == "shop.b.example", within=["b.example"]) == 1
+    assert [e.get("url") for e in log.entries()] == ["https://a.example/10"]
+
+
 def test_engine_events_never_hold_page_text(fake_engine):
     eng = fake_engine
     words = "The quince marmalade recipe needs patience and a copper pan to set well."

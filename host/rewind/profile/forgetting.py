@@ -68,7 +68,9 @@ class Forgetter:
             s = str(entry.get("site", ""))
             return site is not None and (s == site or s.endswith("." + site))
 
-        self.audit.drop(named)
+        # An entry `named` matches holds one of the pages' URLs, or the site, in its line.
+        within = None if kind == "everything" else [*gone, *([site] if site else [])]
+        self.audit.drop(named, within)
         self.audit.write(event, kind=kind, pages=removed)
         return removed
 
