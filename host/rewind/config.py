@@ -89,7 +89,8 @@ class Settings:
     embed_batch_size: int = knob(16, "passages embedded per ONNX run")
     # One thread a run, two runs at once: on 2 cores a second intra-op thread spins and
     # waits at every step of a small run, two single-threaded runs keep both cores busy
-    # (re-embedding with multilingual-e5-small +17 % a second; a query costs ~2 ms more;
+    # (multilingual-e5-small embeds +17 % a second alone, +6 % in the re-embedding job,
+    # within its run-to-run spread; a query costs ~2 ms more;
     # `rewind mcp`, beside the browser's host, embedded a query in 12 ms p50 with one
     # thread and 33 ms with two on a busy machine). docs/benchmarks.md, "The MCP server"
     # and "The multilingual model's runtime".
