@@ -74,15 +74,16 @@ export function createPage() {
       for (const fn of localListeners) fn(settings);
     },
     /**
-     * Save part of the extension's settings; say so (or why not) in `msgId`.
-     * @param {Partial<LocalSettings>} patch @param {string} msgId
+     * Save part of the extension's settings; say so (or why not) in `msgId`. `more`: the
+     * caller saves more after this, and says "Saved." itself once all of it is.
+     * @param {Partial<LocalSettings>} patch @param {string} msgId @param {{more?: boolean}} [opts]
      * @returns {Promise<boolean>} saved
      */
-    async saveLocal(patch, msgId) {
+    async saveLocal(patch, msgId, { more = false } = {}) {
       try {
         const r = await call("set_local_settings", { settings: patch });
         page.setLocal(r.settings);
-        page.msg(msgId, "Saved.");
+        if (!more) page.msg(msgId, "Saved.");
         return true;
       } catch (err) {
         page.msg(msgId, errText(err), true);

@@ -94,8 +94,10 @@ export function mount(_root, page) {
       }
     }
     const local = { autoAnswer: $("auto-answer").checked, showScores: $("show-scores").checked };
-    if (!(await page.saveLocal(local, "search-msg"))) return;
-    if (!Object.keys(changed).length) return;
+    const hostToo = Object.keys(changed).length > 0;
+    // "Saved." only once both sides have it: the host's part is the slower one.
+    if (!(await page.saveLocal(local, "search-msg", { more: hostToo }))) return;
+    if (!hostToo) return;
     try {
       renderHost(await page.call("set_settings", { settings: changed }));
       page.msg("search-msg", "Saved.");
