@@ -52,9 +52,11 @@ def stores(data_dir, model_dir) -> dict:
         passages = eng.reader().passages_by_ids(text.stored)
         page_of = {pid: page_id for pid, (page_id, _p) in passages.items()}
         pages = eng.reader().pages_by_ids(set(page_of.values()))
-        on_disk = set()  # page ids in the vector snapshots (sealed: the store's key opens them)
+        on_disk = set()  # pages with rows in the vector snapshots (a forget zeroes them)
         for f in (data_dir / vector_file.DIRECTORY).glob("*.rvec"):
-            on_disk |= set(vector_file.load(f, eng.cipher).page_ids.tolist())
+            snap = vector_file.load(f, eng.cipher)  # sealed: the store's key opens them
+            held = snap.int8.any(axis=1) | snap.codes.any(axis=0)
+            on_disk |= set(snap.page_ids[held].tolist())
         return {"urls": urls, "text_index": {pages[page_of[p]].url for p in text.indexed},
                 "vectors": {pages[page_of[p]].url for p in vec.vector_ids},
                 "audit": {e.get("url") for e in eng.audit.entries()} - {None},

@@ -2,7 +2,7 @@
 
 Forget a page, a site, a time range or everything in one write: the store (rows
 overwritten), the text index (caught up before the write lock goes), the vectors (before
-the next search; the snapshots on disk rewritten without them), the WAL (emptied), the
+the next search; their rows in the snapshots on disk zeroed), the WAL (emptied), the
 audit log (the pages' lines removed) and a forget mark for copies still on their way.
 Retention forgets what the person's limits say must go, oldest first, as `expired`.
 This module must never forget anything it was not asked to, or keep what it forgot.
@@ -54,7 +54,8 @@ class Forgetter:
         removed = store.delete_pages(ids)
         store.checkpoint()
         # The vector snapshots would keep the pages' codes and int8 rows until their next
-        # compaction: rewritten without them now (this process's index marks them dead).
+        # compaction: zeroed where they lie now, at the cost of the rows, not of the file
+        # (this process's index marks them dead; the next one learns it from tombstones).
         for snap in sorted((self.data_dir / vector_file.DIRECTORY).glob("*.rvec")):
             vector_file.drop_pages(snap, ids, self.cipher)
 

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from rewind.index.crypto.cipher import FieldCipher, new_key
 from rewind.index.derived import vector_file
 from rewind.index.derived.codes import Quantiser
@@ -71,3 +72,36 @@ def test_sealed_round_trip_in_memory_and_only_with_its_key(tmp_path, monkeypatch
     # a plain snapshot is not taken for a sealed one
     vector_file.write(path, snap)
     assert vector_file.read(path, "m@8", 8, 8, "store1", key) is None
+
+
+@pytest.mark.parametrize("sealed", [False, True])
+def test_dropping_pages_zeroes_their_rows_in_place_and_nothing_else(tmp_path, monkeypatch,
+                                                                    sealed):
+    monkeypatch.setattr(vector_file, "_BLOCK", 200)  # rows and code words cross blocks
+    snap, key = snapshot(n=40), FieldCipher(new_key(), "k1") if sealed else None
+    path = tmp_path / "m.rvec"
+    vector_file.write(path, snap, key)
+    inode, size = path.stat().st_ino, path.stat().st_size
+    vector_file.drop_pages(path, [3, 7, 19, 999], key)  # 999: not in it
+    assert (path.stat().st_ino, path.stat().st_size) == (inode, size)  # rewritten in place
+    back = vector_file.load(path, key)
+    gone = np.isin(snap.page_ids, [3, 7, 19])
+    assert gone.sum() == 6
+    assert not back.int8[gone].any() and not back.codes[:, gone].any()
+    np.testing.assert_array_equal(back.int8[~gone], snap.int8[~gone])
+    np.testing.assert_array_equal(back.codes[:, ~gone], snap.codes[:, ~gone])
+    for name in ("passage_ids", "page_ids"):  # ids and sequence stay: tombstones follow them
+        np.testing.assert_array_equal(getattr(back, name), getattr(snap, name))
+    assert back.seq == snap.seq
+
+
+def test_dropping_from_a_file_that_does_not_read_removes_it(tmp_path):
+    path = tmp_path / "m.rvec"
+    vector_file.write(path, snapshot(n=40), FieldCipher(new_key(), "k1"))
+    vector_file.drop_pages(path, [3], FieldCipher(new_key(), "k2"))  # not its key
+    assert not path.exists()
+    path.write_bytes(b"RWVECSE1" + (10**9).to_bytes(8, "little"))  # a block past the end
+    vector_file.drop_pages(path, [3], FieldCipher(new_key(), "k1"))
+    assert not path.exists()
+    vector_file.drop_pages(path, [3])  # absent: nothing to do
+    assert not path.exists()

@@ -125,6 +125,33 @@ def test_a_refresh_that_only_forgets_a_page(tmp_path):
     assert [h.passage_id for h in index.search(q, 7)] == exact_top(store, q, 7)[0]
 
 
+@pytest.mark.parametrize("sealed", [False, True])
+def test_rows_a_forget_zeroed_on_disk_are_dead_in_the_next_process(tmp_path, sealed):
+    """A forget zeroes the page's rows in the snapshot but keeps its ids and sequence: the
+    next index to open it learns from the store's tombstones that they are gone."""
+    from rewind.index.crypto.cipher import FieldCipher, new_key
+    from rewind.index.derived import vector_file
+    rng = np.random.default_rng(4)
+    store = Store(tmp_path / "r.db")
+    key = FieldCipher(new_key(), "k") if sealed else None
+    ids = [add(store, f"https://x/{i}", unit(rng, 3))[0] for i in range(30)]
+    first = VectorIndex("m@64", DIM, tmp_path / "vec", cipher=key)
+    first.refresh(store)
+    store.delete_pages(ids[:2])
+    vector_file.drop_pages(first.path, ids[:2], key)
+    on_disk = vector_file.load(first.path, key)
+    assert len(on_disk) == 90 and np.count_nonzero(~on_disk.int8.any(axis=1)) == 6
+    inode = first.path.stat().st_ino
+    later = VectorIndex("m@64", DIM, tmp_path / "vec", cipher=key)
+    later.refresh(store)
+    assert first.path.stat().st_ino == inode  # caught up from that file, not rebuilt
+    alive = set(store.vectors_of(None, "m@64")[0].tolist())
+    assert set(later.passage_ids.tolist()) == alive and len(alive) == 28 * 3
+    for _ in range(5):
+        q = unit(rng, 1)[0]
+        assert [h.passage_id for h in later.search(q, 7)] == exact_top(store, q, 7)[0]
+
+
 def test_deleted_and_replaced_passages_never_come_back(tmp_path):
     rng = np.random.default_rng(5)
     store = Store(tmp_path / "r.db")

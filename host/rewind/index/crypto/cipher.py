@@ -28,6 +28,7 @@ from ...errors import Code, RewindError
 
 VERSION = b"\x01"  # the sealed value's format: version, nonce (12), ciphertext + tag (16)
 NONCE_BYTES = 12
+SEAL_OVERHEAD = len(VERSION) + NONCE_BYTES + 16  # a sealed value is this much longer
 KEY_BYTES = 32
 
 
@@ -66,7 +67,7 @@ class FieldCipher:
         return VERSION + nonce + self._aead.encrypt(nonce, data, column.encode())
 
     def open(self, blob: bytes, column: str) -> bytes:
-        if not isinstance(blob, bytes) or blob[:1] != VERSION or len(blob) < 29:
+        if not isinstance(blob, bytes) or blob[:1] != VERSION or len(blob) < SEAL_OVERHEAD:
             raise RewindError(
                 Code.STORE_CORRUPT, f"A sealed {column} in the store is not in Rewind's format.",
                 "Run `rewind doctor`; restore from a backup if it fails.")

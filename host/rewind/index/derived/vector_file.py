@@ -8,13 +8,15 @@ ids (int64), page ids (int64), codes (words x rows, uint64, word-major) and int8
 A snapshot is written to a temporary file, synced, then renamed over the old one: a crash
 leaves the old snapshot (and its sequence) intact, and the index catches up from the store.
 An encrypted store's snapshot is sealed (`cipher`): the same layout, whole, in AES-GCM
-blocks of 64 MiB under the store's key (`RWVECSE1`, then each block's length and sealed
+blocks of 1 MiB under the store's key (`RWVECSE1`, then each block's length and sealed
 bytes, the block's number bound in), read back into memory rather than mapped. Its codes
 and int8 rows say what the sealed vectors say, so they are never on disk in the clear;
 opening the file costs one pass of AES-GCM (0.7-0.9 s for 448 MB, 1M passages' worth,
 on this loaded 2-core machine), where unsealing the vectors row by row to build the codes
 again took 5 s for 100k rows (~50 s at 1M). The price: the snapshot lives in memory (432
 bytes a passage at 384 dimensions) where a plain one is mapped and paged in on demand.
+Forgetting zeroes a page's codes and int8 rows where they lie (sealed: re-seals only the
+blocks holding them), so a forget costs what it forgets, not the size of the history.
 This module must never read the store, and is never the only copy of anything: a missing,
 damaged or foreign file is reported as absent and rebuilt by its caller.
 """
@@ -26,12 +28,13 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from ... import faults
 from ...errors import RewindError
-from ..crypto.cipher import FieldCipher
+from ..crypto.cipher import SEAL_OVERHEAD, FieldCipher
 from . import codes as codes_mod
 from .codes import Quantiser
 
@@ -39,7 +42,9 @@ DIRECTORY = "vectors"  # the snapshots' folder in a data directory, one file a m
 MAGIC = b"RWVEC001"
 SEALED_MAGIC = b"RWVECSE1"
 _ALIGN = 64
-_BLOCK = 64 << 20  # AES-GCM seals at most 2**31 bytes at once; blocks keep memory even
+# Small blocks: forgetting a page re-seals the few that hold its rows. (Files written with
+# larger blocks, 64 MiB before, still open: each block's length is in the file.)
+_BLOCK = 1 << 20
 
 
 @dataclass
@@ -61,6 +66,25 @@ class Snapshot:
 
 def _aligned(n: int) -> int:
     return -(-n // _ALIGN) * _ALIGN
+
+
+def _shapes(head: dict) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """The arrays after the header, in file order: name -> (dtype, shape)."""
+    dim, bits, n = int(head["dim"]), int(head["bits"]), int(head["rows"])
+    return {"centre": ("<f4", (dim,)), "rotation": ("<f4", (bits, bits)),
+            "low": ("<f4", (dim,)), "step": ("<f4", (dim,)), "passage_ids": ("<i8", (n,)),
+            "page_ids": ("<i8", (n,)), "codes": ("<u8", (codes_mod.words(bits), n)),
+            "int8": ("i1", (n, dim))}
+
+
+def _offsets(head: dict, head_end: int) -> dict[str, int]:
+    """Where each array starts, for a header ending at `head_end` (the layout `_layout`
+    writes)."""
+    out, start = {}, _aligned(head_end)
+    for name, (dtype, shape) in _shapes(head).items():
+        out[name] = start
+        start = _aligned(start + np.dtype(dtype).itemsize * int(np.prod(shape)))
+    return out
 
 
 def _layout(snap: Snapshot) -> tuple[bytes, list[tuple[int, np.ndarray]], int]:
@@ -116,7 +140,8 @@ def write(path: Path, snap: Snapshot, cipher: FieldCipher | None = None,
                 fh.write(SEALED_MAGIC)
                 for i, at in enumerate(range(0, len(plain), _BLOCK)):
                     block = cipher.seal(bytes(plain[at:at + _BLOCK]), _block_column(i))
-                    fh.write(struct.pack("<Q", len(block)) + block)
+                    fh.write(struct.pack("<Q", len(block)))
+                    fh.write(block)
             fh.flush()
             os.fsync(fh.fileno())
         faults.hit(point)
@@ -141,22 +166,39 @@ def _remove_orphans(path: Path) -> None:
             continue  # not ours to judge: another user's process, or not our name
 
 
+def _blocks(fh: BinaryIO) -> list[tuple[int, int]] | None:
+    """Where each sealed block of an open snapshot lies: (offset of its bytes, length); None
+    if the file is not a sealed snapshot or is cut short."""
+    if fh.read(len(SEALED_MAGIC)) != SEALED_MAGIC:
+        return None
+    size, at, out = os.fstat(fh.fileno()).st_size, len(SEALED_MAGIC), []
+    while at < size:
+        fh.seek(at)
+        (n,) = struct.unpack("<Q", fh.read(8).ljust(8, b"\xff"))
+        if n < SEAL_OVERHEAD or at + 8 + n > size:
+            return None
+        out.append((at + 8, n))
+        at += 8 + n
+    return out
+
+
 def _unseal(path: Path, cipher: FieldCipher) -> bytearray | None:
     """The plain layout of a sealed snapshot; None if it is not one or does not open."""
     with open(path, "rb") as fh:
-        if fh.read(len(SEALED_MAGIC)) != SEALED_MAGIC:
+        if (blocks := _blocks(fh)) is None:
             return None
-        plain, i = bytearray(), 0
-        while length := fh.read(8):
-            (n,) = struct.unpack("<Q", length)
-            block = fh.read(n)
-            if len(block) != n:
-                return None
+        # One buffer of the final size: growing one block at a time would leave the
+        # allocator holding the copies (the soak's held memory steps).
+        plain = bytearray(sum(n - SEAL_OVERHEAD for _, n in blocks))
+        at = 0
+        for i, (offset, n) in enumerate(blocks):
+            fh.seek(offset)
             try:
-                plain += cipher.open(block, _block_column(i))
+                part = cipher.open(fh.read(n), _block_column(i))
             except RewindError:
                 return None  # damaged, or sealed with another key: rebuilt by the caller
-            i += 1
+            plain[at:at + len(part)] = part
+            at += len(part)
     return plain
 
 
@@ -172,24 +214,109 @@ def read(path: Path, model_id: str, dim: int, bits: int, store_id: str,
 
 
 def drop_pages(path: Path, page_ids: list[int], cipher: FieldCipher | None = None) -> None:
-    """Rewrite the snapshot at `path` without the rows of `page_ids` (forgotten pages: their
-    codes and int8 rows must not stay on disk until the next compaction). The sequence is
-    kept: the store's changes since it delete those pages again, finding nothing. A file
-    that cannot be read is removed (it is derived; the index rebuilds it)."""
+    """Zero, in the file at `path`, the codes and int8 rows of `page_ids` (forgotten pages:
+    their rows must not stay on disk until the next compaction). Only the bytes holding them
+    are written (sealed: the blocks holding them, re-sealed under fresh nonces), then synced.
+    Ids and sequence stay: the store's tombstones after that sequence mark the rows dead
+    again at the next open. A write cut short leaves a block that no longer opens (the file
+    is then rebuilt) or rows half zeroed, of pages that are dead either way. A file that
+    cannot be read is removed (it is derived; the index rebuilds it)."""
     if not path.exists():
         return
-    snap = load(path, cipher)
-    if snap is None:
+    try:
+        with open(path, "r+b") as fh:
+            bytes_ = _SealedBytes(fh, cipher) if cipher is not None else _PlainBytes(fh)
+            spans = _row_spans(bytes_, page_ids)
+            if spans is None:
+                raise ValueError("not a snapshot")
+            if spans:
+                bytes_.zero(spans)
+                os.fsync(fh.fileno())
+    except (OSError, ValueError, KeyError, TypeError, struct.error, RewindError):
         path.unlink(missing_ok=True)
-        return
-    keep = ~np.isin(snap.page_ids, np.asarray(page_ids, np.int64))
-    if keep.all():
-        return
-    write(path, Snapshot(snap.model_id, snap.dim, snap.bits, snap.store_id, snap.seq,
-                         snap.quantiser, np.asarray(snap.passage_ids)[keep],
-                         np.asarray(snap.page_ids)[keep],
-                         np.ascontiguousarray(np.asarray(snap.codes)[:, keep]),
-                         np.asarray(snap.int8)[keep]), cipher)
+
+
+class _PlainBytes:
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh = fh
+
+    def read(self, start: int, n: int) -> bytes:
+        self.fh.seek(start)
+        if len(got := self.fh.read(n)) != n:
+            raise ValueError("cut short")
+        return got
+
+    def zero(self, spans: list[tuple[int, int]]) -> None:
+        for start, n in spans:
+            os.pwrite(self.fh.fileno(), bytes(n), start)
+
+
+class _SealedBytes:
+    """A sealed snapshot's plain bytes, block by block: only the blocks read are opened,
+    only the blocks changed are sealed again (in place: a block's length does not change)."""
+
+    def __init__(self, fh: BinaryIO, cipher: FieldCipher) -> None:
+        self.fh, self.cipher = fh, cipher
+        if (blocks := _blocks(fh)) is None:
+            raise ValueError("not a sealed snapshot")
+        self.blocks = blocks
+        self.starts = np.cumsum([0] + [n - SEAL_OVERHEAD for _, n in blocks])
+        self.open: dict[int, bytearray] = {}
+
+    def _block(self, i: int) -> bytearray:
+        if i not in self.open:
+            offset, n = self.blocks[i]
+            self.fh.seek(offset)
+            self.open[i] = bytearray(self.cipher.open(self.fh.read(n), _block_column(i)))
+        return self.open[i]
+
+    def _parts(self, start: int, n: int) -> list[tuple[int, int, int]]:
+        """(block, start within it, end within it) covering plain bytes [start, start+n)."""
+        if start + n > self.starts[-1]:
+            raise ValueError("cut short")
+        out, end = [], start + n
+        i = int(np.searchsorted(self.starts, start, "right")) - 1
+        while start < end:
+            stop = min(end, int(self.starts[i + 1]))
+            out.append((i, start - int(self.starts[i]), stop - int(self.starts[i])))
+            start, i = stop, i + 1
+        return out
+
+    def read(self, start: int, n: int) -> bytes:
+        return b"".join(bytes(self._block(i)[a:b]) for i, a, b in self._parts(start, n))
+
+    def zero(self, spans: list[tuple[int, int]]) -> None:
+        changed = set()
+        for start, n in spans:
+            for i, a, b in self._parts(start, n):
+                self._block(i)[a:b] = bytes(b - a)
+                changed.add(i)
+        for i in sorted(changed):
+            sealed = self.cipher.seal(bytes(self.open[i]), _block_column(i))
+            offset, n = self.blocks[i]
+            if len(sealed) != n:
+                raise ValueError("a block changed length")
+            os.pwrite(self.fh.fileno(), sealed, offset)
+
+
+def _row_spans(src: _PlainBytes | _SealedBytes, page_ids: list[int]
+               ) -> list[tuple[int, int]] | None:
+    """The byte ranges (start, length) of the codes and int8 rows of `page_ids`; None if
+    `src` is not a snapshot."""
+    if src.read(0, len(MAGIC)) != MAGIC:
+        return None
+    (length,) = struct.unpack("<I", src.read(len(MAGIC), 4))
+    head = json.loads(src.read(len(MAGIC) + 4, length))
+    dim, n, w = int(head["dim"]), int(head["rows"]), codes_mod.words(int(head["bits"]))
+    at = _offsets(head, len(MAGIC) + 4 + length)
+    pages = np.frombuffer(src.read(at["page_ids"], 8 * n), "<i8")
+    gone = np.unique(np.asarray(page_ids, np.int64))
+    lo, hi = np.searchsorted(pages, gone, "left"), np.searchsorted(pages, gone, "right")
+    spans = []
+    for a, b in zip(lo[hi > lo].tolist(), hi[hi > lo].tolist(), strict=True):
+        spans += [(at["codes"] + (word * n + a) * 8, (b - a) * 8) for word in range(w)]
+        spans.append((at["int8"] + a * dim, (b - a) * dim))
+    return spans
 
 
 def load(path: Path, cipher: FieldCipher | None = None) -> Snapshot | None:
@@ -215,13 +342,10 @@ def load(path: Path, cipher: FieldCipher | None = None) -> Snapshot | None:
             with open(path, "rb") as fh:
                 fh.seek(len(MAGIC) + 4)
                 head = json.loads(fh.read(length))
-        dim, bits = int(head["dim"]), int(head["bits"])
-        n, w = int(head["rows"]), codes_mod.words(bits)
-        shapes = [("<f4", (dim,)), ("<f4", (bits, bits)), ("<f4", (dim,)), ("<f4", (dim,)),
-                  ("<i8", (n,)), ("<i8", (n,)), ("<u8", (w, n)), ("i1", (n, dim))]
-        arrays, start = [], _aligned(len(MAGIC) + 4 + length)
-        for dtype, shape in shapes:
-            nbytes = np.dtype(dtype).itemsize * int(np.prod(shape))
+        at = _offsets(head, len(MAGIC) + 4 + length)
+        arrays = []
+        for name, (dtype, shape) in _shapes(head).items():
+            start, nbytes = at[name], np.dtype(dtype).itemsize * int(np.prod(shape))
             if start + nbytes > size:
                 return None
             if not nbytes:
@@ -232,8 +356,8 @@ def load(path: Path, cipher: FieldCipher | None = None) -> Snapshot | None:
             else:
                 # plain ndarray views of the mapping: np.memmap's indexing costs ms a search
                 arrays.append(np.memmap(path, dtype, "r", start, shape).view(np.ndarray))
-            start = _aligned(start + nbytes)
         centre, rotation, low, step = (np.array(a) for a in arrays[:4])
+        dim, bits = int(head["dim"]), int(head["bits"])
         quantiser = Quantiser(bits, centre, rotation, low, step, int(head["sample_rows"]))
         return Snapshot(str(head["model_id"]), dim, bits, str(head["store_id"]),
                         int(head["seq"]), quantiser, *arrays[4:])
