@@ -47,7 +47,7 @@ from pathlib import Path
 
 import tantivy
 
-from ... import faults
+from ... import faults, heap
 from ...config import Settings
 from ...errors import LOW_SPACE_BYTES, disk_full, free_bytes
 from ..crypto.cipher import FieldCipher
@@ -320,6 +320,7 @@ class TextIndex(TextQueries):
                 self.index.reload()
                 self._searcher = None
                 self.collect_leftovers()
+                heap.give_back()  # the writer's buffers and merges: tens of MB, now free
             if self.on_released is not None:
                 self.on_released()
         except Exception:  # noqa: BLE001 - a background tidy-up: the next write catches up

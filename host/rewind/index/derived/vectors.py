@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ... import heap
 from ..crypto.cipher import FieldCipher
 from ..store.store import Store
 from . import codes, vector_file
@@ -132,6 +133,7 @@ class VectorIndex:
         self._extra_codes = np.empty((codes.words(self.bits), 0), np.uint64)
         self._extra_int8 = np.empty((0, self.dim), np.int8)
         self.seq = snap.seq
+        heap.give_back()  # the base this one replaces, and the arrays that built it
 
     def _build(self, store: Store, target: int, point: str = "vector_snapshot") -> Snapshot:
         """Every vector of the model, streamed from the store, as a new snapshot."""
