@@ -9,8 +9,10 @@ once before. Reports first-token and total ms (median, p95), the stages before t
 word (retrieval with the query embedding and the relevance gate, packing, then reading the
 prompt to the first word), the source tokens in the prompt, how often a variant's answer is
 the text "before" gave, how often it is supported, and whether asking the first question
-again gives the same answer (seeded decoding). Writes the `first-words` section of --out,
-with the load beside the figures.
+again gives the same answer (seeded decoding), and, against each question's gold FAQ answer,
+how often it is among the sources and cited, and the answer's token F1 (as
+bench/quality/answers.py). Writes the `first-words` section of --out, with the load beside
+the figures.
 
 Never: touch the user's data directory or change settings beyond what the report says.
 
@@ -31,15 +33,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.common import data, report
-from bench.quality.answers import LLM, TOP_K, VISITED_DAYS_AGO, WARM_UP_QUESTION, spread
+from bench.common.metrics import token_prf
+from bench.quality.answers import (
+    LLM,
+    TOP_K,
+    VISITED_DAYS_AGO,
+    WARM_UP_QUESTION,
+    ask_row,
+    spread,
+)
 from bench.quality.quality import MODEL, _import_engine, build_store, model_dir_for, spec_dir
 
 TARGET_MS = 1000.0
 # label -> the settings that variant answers with (on top of the bench's own); the first is
 # "before": how main ran the model.
 VARIANTS: dict[str, dict] = {
-    "before: flash attention off": {"llm_flash_attn": False},
-    "after: flash attention (llm_flash_attn)": {"llm_flash_attn": True},
+    "before: each source's address, visits and reading time": {"answer_source_details": True},
+    "after: one-line sources (title, site, date)": {},
+    "after: one-line sources, budget 200": {"answer_token_budget": 200},
 }
 
 
@@ -85,19 +96,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         asked = [kept[i] for i in spread(len(kept), args.questions)]
         with engine_mod.Rewind.open(Path(tmp) / "data", settings, writer=False,
                                     embedder=embedder, model_dir=emb_dir) as eng:
-            answerers = {k: answer_mod.Answerer(
-                eng, model=GgufLlm(spec, llm_dir, dataclasses.replace(settings, **patch)))
-                for k, patch in VARIANTS.items()}
-            for a in answerers.values():
-                a.ask(WARM_UP_QUESTION)  # loads and warms the model; not measured
+            variant = {k: dataclasses.replace(settings, **patch) for k, patch in VARIANTS.items()}
+            answerers = {k: answer_mod.Answerer(eng, model=GgufLlm(spec, llm_dir, variant[k]))
+                         for k in VARIANTS}
+
+            def ask(k: str, question: str):
+                eng.settings = variant[k]  # packing and the gate read the engine's settings
+                return answerers[k].ask(question)
+
+            for k in answerers:
+                ask(k, WARM_UP_QUESTION)  # loads and warms the model; not measured
             load_before = report.load_average()
             names = list(answerers)
             for i, p in enumerate(asked):
                 for k in names[i % len(names):] + names[: i % len(names)]:
-                    rows[k].append(answerers[k].ask(p.question))
+                    rows[k].append(ask(k, p.question))
                 print(f"  {i + 1}/{len(asked)}", file=sys.stderr, flush=True)
             for k, a in answerers.items():  # the same question again: the same answer?
-                again[k] = a.ask(asked[0].question).answer == rows[k][0].answer
+                again[k] = ask(k, asked[0].question).answer == rows[k][0].answer
                 a.close()
     load_end = report.load_average()
 
@@ -108,6 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     table = []
     for k, res in rows.items():
         first, total = ms(res, "first_token_ms"), ms(res, "total_ms")
+        graded = [ask_row(r, "llm", p, url_doc, answer_mod) for r, p in
+                  zip(res, asked, strict=True)]
         parts = [stages(r) for r in res if r.timings.get("first_token_ms") is not None]
         p95 = report.quantile(first, 0.95)
         table.append([k, len(first), f"{statistics.median(first):.0f}", f"{p95:.0f}",
@@ -118,6 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{sum(r.answer == b.answer for r, b in zip(res, before, strict=True))}"
                       f"/{len(res)}",
                       f"{sum(r.supported for r in res)}/{len(res)}",
+                      f"{sum(g.gold in g.source_docs for g in graded)}/{len(res)}",
+                      f"{sum(g.gold in g.cited_docs for g in graded)}/{len(res)}",
+                      f"{statistics.mean(token_prf(g.answer, g.gold_text)[2] for g in graded):.3f}",
                       "yes" if again[k] else "**no**"])
     f_before = statistics.median(ms(before, "first_token_ms"))
     ratios = ", ".join(
@@ -131,8 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{time.perf_counter() - t_start:.0f} s in all",
         "",
         f"{len(asked)} Python FAQ questions asked of one store (answer_top_k {TOP_K}, the default "
-        "answer budget) with the offline default SmolLM2-135M-Instruct (the Q8_0 file `rewind "
-        "setup` makes), one Answerer per variant, models loaded and warm, the variants in a "
+        "answer budget unless the variant says) with the offline default "
+        "SmolLM2-135M-Instruct (the Q8_0 file `rewind setup` makes), one Answerer per "
+        "variant, models loaded and warm, the variants in a "
         "rotating order per question. Stages (medians): retrieval (query embedding, search, "
         "the relevance gate), packing the sources, then reading the prompt to the first word "
         "(the system prompt's state is kept between questions: llama.cpp reuses the cached "
@@ -142,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         report.table(["variant", "n", "first words p50 ms", "p95", "p95 met", "retrieval",
                       "packing", "prompt to first word", "total p50 ms", "total p95",
-                      "source tokens p50", "same as before", "supported", "again"], table),
+                      "source tokens p50", "same as before", "supported", "gold among sources",
+                      "gold cited", "answer F1", "again"], table),
         "",
         f"First words, median, against before: {ratios}.",
     ])

@@ -134,10 +134,13 @@ def ask_row(res: Any, kind: str, gold: data.FaqPair | None, url_doc: dict[str, s
         for c in res.citations:
             if c["status"] in ("ok", "corrected", "added"):
                 cited += [n for n in c["sources"] if n not in cited]
-    cnf = res.answer.startswith(answer_mod.COULD_NOT_FIND)
+    from rewind.answers.citations import CITE
+    from rewind.answers.prompt import COULD_NOT_FIND
+
+    cnf = res.answer.startswith(COULD_NOT_FIND)
 
     def bare(text: str) -> str:  # "It does [Source 2]." -> "It does."
-        return re.sub(r"[ \t]+([.,;:!?])", r"\1", answer_mod.CITE.sub("", text))
+        return re.sub(r"[ \t]+([.,;:!?])", r"\1", CITE.sub("", text))
 
     return AskRow(
         kind=kind,

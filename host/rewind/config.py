@@ -195,8 +195,12 @@ class Settings:
         0.5, "without an embedder: a passage under this share of the best BM25 is not evidence")
     # Reading the prompt dominates the first token on 2 cores (~310 tokens/s): with the
     # offline 135M model, 600 gave first token 1.9 s p50 and 42 % supported answers, 300
-    # gave 0.75 s and 28 % (docs/benchmarks.md). A larger model answers better from the
-    # same sources: raise it with set_settings.
+    # gave 0.75 s and 28 % (docs/benchmarks.md). With one-line source headers
+    # (answer_source_details off) 200 would hold as much page text as 300 did with the
+    # long ones: first words p95 1293 -> 818 ms, the gold answer cited as often (9/20),
+    # F1 0.21 -> 0.25 (bench/perf/first_words.py); not yet taken, since the larger models'
+    # budgets scale from this one and were not measured at 200. A larger model answers
+    # better from the same sources: raise it with set_settings.
     answer_token_budget: int = knob(
         300, "source tokens given to a language model with a 4,096-token context, more with a "
         "larger one (more: better supported, slower)", lo=50, hi=32_768, user=True,
@@ -207,6 +211,12 @@ class Settings:
     # gets proportionally more sources and a longer answer (answer_budget/answer_length).
     answer_scale_ctx: int = knob(
         4096, "the context answer_token_budget and answer_max_tokens are for (never less)")
+    # Each source's address, visits and reading time cost the 135M model ~45 prompt tokens
+    # (it reads a URL and a date digit by digit) before its first word; by default a source
+    # is its title, site and date. An AI tool's context (build_context) always has them all.
+    answer_source_details: bool = knob(
+        False, "each source in an answer's prompt also gives its address, visits and reading "
+        "time (more prompt tokens before the first word)")
     # An answer made of the sources' own sentences is read by no model: only its candidate
     # sentences are embedded, so it may draw on more than the model's prompt holds. On the
     # tune sets 300 -> 700 tokens put the gold page among the sources 78 % -> 86 % of the

@@ -57,6 +57,21 @@ def test_made_up_answer_becomes_the_closest_passage_not_an_answer(history):
     system, user = fake.prompts[0]
     assert "only the sources" in system["content"] and "<<<" in user["content"]
     assert user["content"].rstrip().endswith("Question: Who invented the sourdough starter?")
+    # Each source is one line, title, site and date: no address read digit by digit.
+    assert re.search(r"\[Source 1\] How to keep a sourdough starter alive \([\w.-]+, "
+                     r"\d{4}-\d\d-\d\d\)\n<<<", user["content"])
+    assert "URL: " not in user["content"]
+
+
+def test_a_source_gives_its_address_and_visits_when_asked_to(history):
+    history.settings = dataclasses.replace(Settings(), answer_source_details=True)
+    try:
+        fake = ScriptedLlm("In the fridge the starter only needs feeding once a week.")
+        Answerer(history, model=fake).ask("How often do I feed my starter?")
+    finally:
+        history.settings = Settings()
+    _system, user = fake.prompts[0]
+    assert f"URL: {SOURDOUGH}\nVisited: " in user["content"]
 
 
 def test_a_looping_model_is_stopped_and_said_once(history):

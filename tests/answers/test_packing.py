@@ -140,3 +140,15 @@ def test_gguf_truncate_stays_within_n(gguf_tokenizer, text, n):
     assert len(cut) <= len(text) + 4  # a prefix (byte-level pieces may re-join differently)
 
 
+
+
+def test_brief_headers_leave_more_of_the_budget_to_the_pages():
+    evidence = [ev(f"Passage {i} says the starter needs flour, water and a warm place "
+                   "to rise overnight before baking.", url=f"https://a.example/{i}")
+                for i in range(6)]
+    tok = llm.WordTokenizer()
+    full = pack(evidence, 120, tok, "starter", S)
+    brief = pack(evidence, 120, tok, "starter", S, brief=True)
+    assert "URL: " in full.text and "URL: " not in brief.text
+    assert brief.total_tokens <= 120 and full.total_tokens <= 120
+    assert len(brief.items) > len(full.items)

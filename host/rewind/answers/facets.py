@@ -229,8 +229,11 @@ def pack_facets(
     tok: Tokenizer,
     question: str,
     settings: Settings,
+    *,
+    brief: bool = False,
 ) -> BuiltContext:
-    """Each facet's passages packed into its share of `budget`, then all of them at once.
+    """Each facet's passages packed into its share of `budget`, then all of them at once
+    (`brief`: one-line source headers, as `packing.pack`).
 
     Sets each facet's `tokens`. Facets that found nothing get no share; facets are served
     most important first, so an unused share goes to the next and a passage two facets
@@ -248,7 +251,7 @@ def pack_facets(
         share = int(budget * imp / total) if total > 0 else budget // len(live)
         fresh = [ev for ev in evidence[i] if _identity(ev) not in taken]
         # pack's own trimming, to the facet's question: the sentences about *this* facet
-        part = pack(fresh, share + carry, tok, facets[i].question, settings)
+        part = pack(fresh, share + carry, tok, facets[i].question, settings, brief=brief)
         chosen[i] = [replace(ev, text=text) for ev, text in _packed(part)]
         taken |= {_identity(ev) for ev in chosen[i]}
         # items, not the whole text's count: the measure `tokens` is reported in below
@@ -262,7 +265,7 @@ def pack_facets(
             if rank < len(chosen[i]):
                 merged.append(chosen[i][rank])
                 owner[id(chosen[i][rank])] = i
-    built = pack(merged, budget, tok, question, settings)
+    built = pack(merged, budget, tok, question, settings, brief=brief)
     for facet in facets:
         facet.tokens = 0
     for (ev, _text), item in zip(_packed(built), built.items, strict=True):

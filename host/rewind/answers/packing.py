@@ -129,9 +129,9 @@ class BuiltContext:
         }
 
 
-def header(n: int, ev: Evidence) -> str:
+def header(n: int, ev: Evidence, brief: bool = False) -> str:
     return source_header(n, ev.kind, ev.title, ev.url, ev.visited_at, ev.visit_count,
-                         ev.dwell_s)
+                         ev.dwell_s, brief=brief)
 
 
 def trim(text: str, room: int, query: str, tok: Tokenizer) -> str:
@@ -177,14 +177,13 @@ def _join(parts: list[str], idx: list[int]) -> str:
     return " ".join(out)
 
 
-def render(sources: list[Source]) -> str:
+def render(sources: list[Source], brief: bool = False) -> str:
     blocks = []
     for src in sources:
         if not src.texts:
             continue
-        blocks.append(
-            header(src.n, src.passages[0]) + PASSAGE_BREAK.join(src.texts) + "\n" + FENCE_CLOSE
-        )
+        blocks.append(header(src.n, src.passages[0], brief)
+                      + PASSAGE_BREAK.join(src.texts) + "\n" + FENCE_CLOSE)
     return "\n\n".join(blocks)
 
 
@@ -194,8 +193,11 @@ def pack(
     tok: Tokenizer,
     query: str,
     settings: Settings,
+    *,
+    brief: bool = False,
 ) -> BuiltContext:
-    """Greedy packing, best first, never over `budget` tokens of the whole text."""
+    """Greedy packing, best first, never over `budget` tokens of the whole text. `brief`:
+    one-line source headers (prompt.source_header), for the answering model."""
     t0 = time.perf_counter()
     budget = max(0, int(budget))
     sources: list[Source] = []
@@ -211,7 +213,7 @@ def pack(
         n = len(sources) + 1 if new_source else src.n
         if new_source:
             overhead = tok.count(
-                ("\n\n" if sources else "") + header(n, ev) + "\n" + FENCE_CLOSE
+                ("\n\n" if sources else "") + header(n, ev, brief) + "\n" + FENCE_CLOSE
             )
         else:
             overhead = tok.count(PASSAGE_BREAK)
@@ -236,7 +238,7 @@ def pack(
         )
         used += cost + overhead
 
-    text = render(sources)
+    text = render(sources, brief)
     total = tok.count(text)
     # Token counts of parts need not add up to the count of the whole (merges across
     # joins): cut the last passage until the whole fits. Rare, and never more than a few.
@@ -255,7 +257,7 @@ def pack(
             items.pop()
             if not src.texts:
                 sources.remove(src)
-        text = render(sources)
+        text = render(sources, brief)
         total = tok.count(text)
     return BuiltContext(
         text, items, sources, total, budget, tok.name, (time.perf_counter() - t0) * 1000

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from ..humanize import duration
 
@@ -77,9 +78,20 @@ def clean(text: str) -> str:
 
 
 def source_header(n: int, kind: str, title: str, url: str, visited_at: float | None,
-                  visit_count: int, dwell_s: float) -> str:
-    """`[Source N]` with what the person would say of the page, then the opening fence."""
+                  visit_count: int, dwell_s: float, *, brief: bool = False) -> str:
+    """`[Source N]` with what the person would say of the page, then the opening fence.
+    `brief`: one line, the title with the site and the date it was read, for a model that
+    reads every token before its first word (the address, visits and reading time cost the
+    135M model ~45 tokens a source, digit by digit); an AI tool's context gets them all."""
     shown = clean(title).replace("\n", " ") or "(untitled)"
+    if brief and kind != "raw":
+        site = clean((urlsplit(url).hostname or "").removeprefix("www."))
+        said = [site] if site else []
+        if kind != "tab" and visited_at:
+            said.append(datetime.fromtimestamp(visited_at).strftime("%Y-%m-%d"))
+        label = "Current tab: " if kind == "tab" else ""
+        line = f"[Source {n}] {label}{shown}" + (f" ({', '.join(said)})" if said else "")
+        return line + "\n" + FENCE_OPEN + "\n"
     if kind == "tab":
         lines = [f"[Source {n}] Current tab: {shown}", f"URL: {clean(url)}"]
     elif kind == "raw":

@@ -195,6 +195,7 @@ class Question:
                     self.question) + 64  # the template and labels
                 room = min(room, model.n_ctx - max_new - fixed)
             tok = model.tokenizer if model is not None else self.answerer.tokenizer()
+            brief = not s.answer_source_details
             t_split = t_retrieved
             if s.answer_facets and model is not None:
                 self.parts = facets.decompose(self.question, model, s, self.cancel)
@@ -202,9 +203,10 @@ class Question:
                 found_parts = facets.retrieve_facets(
                     engine, self.parts, s, provided=self.provided, first=found)
                 self.built = facets.pack_facets(self.parts, found_parts, max(0, room), tok,
-                                                self.question, s)
+                                                self.question, s, brief=brief)
             else:
-                self.built = pack(found.evidence, max(0, room), tok, self.question, s)
+                self.built = pack(found.evidence, max(0, room), tok, self.question, s,
+                                  brief=brief)
             self.answerable = verdict(found.answerable)
         t_packed = time.perf_counter()
         self.timings = {
