@@ -88,22 +88,22 @@ def _offsets(head: dict, head_end: int) -> dict[str, int]:
 
 
 def _layout(snap: Snapshot) -> tuple[bytes, list[tuple[int, np.ndarray]], int]:
-    """The file's head (magic, header), each array with its offset, and the total size."""
-    header = json.dumps({
-        "model_id": snap.model_id, "dim": snap.dim, "bits": snap.bits,
-        "store_id": snap.store_id, "seq": snap.seq, "rows": len(snap),
-        "sample_rows": snap.quantiser.sample_rows,
-    }).encode()
+    """The file's head (magic, header), each array with its offset (`_offsets`, the one
+    description of the layout), and the total size."""
+    fields = {"model_id": snap.model_id, "dim": snap.dim, "bits": snap.bits,
+              "store_id": snap.store_id, "seq": snap.seq, "rows": len(snap),
+              "sample_rows": snap.quantiser.sample_rows}
+    header = json.dumps(fields).encode()
     head = MAGIC + struct.pack("<I", len(header)) + header
-    q, start, placed = snap.quantiser, _aligned(len(head)), []
-    for arr in (q.centre.astype("<f4"), q.rotation.astype("<f4"), q.low.astype("<f4"),
-                q.step.astype("<f4"), snap.passage_ids.astype("<i8", copy=False),
-                snap.page_ids.astype("<i8", copy=False),
-                np.ascontiguousarray(snap.codes, dtype="<u8"),
-                np.ascontiguousarray(snap.int8, dtype=np.int8)):
-        placed.append((start, np.ascontiguousarray(arr)))
-        start = _aligned(start + arr.nbytes)
-    return head, placed, start
+    q = snap.quantiser
+    arrays = {"centre": q.centre, "rotation": q.rotation, "low": q.low, "step": q.step,
+              "passage_ids": snap.passage_ids, "page_ids": snap.page_ids,
+              "codes": snap.codes, "int8": snap.int8}
+    at, placed = _offsets(fields, len(head)), []
+    for name, (dtype, _shape) in _shapes(fields).items():
+        placed.append((at[name], np.ascontiguousarray(arrays[name], dtype=dtype)))
+    start, last = placed[-1]
+    return head, placed, _aligned(start + last.nbytes)
 
 
 def _plain_bytes(snap: Snapshot) -> bytearray:
