@@ -61,10 +61,10 @@ def test_the_extension_and_host_cut_passages_with_one_set_of_limits():
 
 def test_answer_budget_and_length_scale_with_a_larger_context_only():
     s = Settings()
-    # The offline default (4,096 tokens) keeps the measured 300 / 120.
-    assert (s.answer_budget(4096), s.answer_length(4096)) == (300, 120)
-    assert (s.answer_budget(None), s.answer_length(2048)) == (300, 120)  # never less
-    assert (s.answer_budget(8192), s.answer_length(8192)) == (600, 240)
-    assert s.answer_budget(32_768) == 2400  # a 32k-context model gets 8x, not a fixed 300
+    # The offline default (4,096 tokens) keeps the measured 200 / 120.
+    assert (s.answer_budget(4096), s.answer_length(4096)) == (200, 120)
+    assert (s.answer_budget(None), s.answer_length(2048)) == (200, 120)  # never less
+    assert (s.answer_budget(8192), s.answer_length(8192)) == (400, 240)
+    assert s.answer_budget(32_768) == 1600  # a 32k-context model gets 8x, not a fixed 200
     mine = Settings(answer_token_budget=500, answer_max_tokens=100)  # a person's choice
     assert (mine.answer_budget(8192), mine.answer_length(8192)) == (1000, 200)

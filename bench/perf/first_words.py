@@ -14,11 +14,16 @@ how often it is among the sources and cited, and the answer's token F1 (as
 bench/quality/answers.py). Writes the `first-words` section of --out, with the load beside
 the figures.
 
+With `--set` (bench/common/devsets.py's sources, tune and held-out), each set gets its own
+store (its answers, neighbours and distractors, titles kept) and its own rows, and the
+`first-words-sets` section is written instead: a change tuned on the Python FAQ is checked
+on questions it was not tuned on.
+
 Never: touch the user's data directory or change settings beyond what the report says.
 
 Run (about 3 minutes at the defaults on 2 idle cores):
     .venv/bin/python -m bench.perf.first_words [--questions 30] [--out docs/benchmarks.md]
-        [--no-write]
+        [--no-write] [--set debian-faq --set git-faq ...] [--variant budget-200 ...]
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.common import data, report
+from bench.common import data, devsets, report
 from bench.common.metrics import token_prf
 from bench.quality.answers import (
     LLM,
@@ -43,15 +48,34 @@ from bench.quality.answers import (
     spread,
 )
 from bench.quality.quality import MODEL, _import_engine, build_store, model_dir_for, spec_dir
+from bench.quality.relevance import ingest
 
 TARGET_MS = 1000.0
-# label -> the settings that variant answers with (on top of the bench's own); the first is
-# "before": how main ran the model.
-VARIANTS: dict[str, dict] = {
-    "before: each source's address, visits and reading time": {"answer_source_details": True},
-    "after: one-line sources (title, site, date)": {},
-    "after: one-line sources, budget 200": {"answer_token_budget": 200},
+# name -> (label, the settings that variant answers with on top of the bench's own); the
+# first one run is "before", what the others are compared with.
+VARIANTS: dict[str, tuple[str, dict]] = {
+    "long-headers": ("each source's address, visits and reading time",
+                     {"answer_source_details": True}),
+    "budget-300": ("one-line sources (title, site, date), budget 300",
+                   {"answer_token_budget": 300}),
+    "budget-200": ("one-line sources, budget 200", {"answer_token_budget": 200}),
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class Asked:
+    """A question and its gold answer, as bench/quality/answers.py's ask_row grades them."""
+
+    question: str
+    doc_id: str
+    answer_text: str
+
+
+@dataclasses.dataclass
+class QuestionSet:
+    name: str  # "python-faq (answers only)" or a devsets source with its split
+    asked: list[Asked]
+    url_doc: dict[str, str]  # stored url -> doc id
 
 
 def stages(r) -> tuple[float, float, float]:
@@ -61,13 +85,44 @@ def stages(r) -> tuple[float, float, float]:
     return t["retrieval_ms"], t["context_ms"], t["first_token_ms"] - before
 
 
+def faq_set(engine_mod, data_dir: Path, settings, embedder, emb_dir: Path, cache: Path,
+            n: int) -> QuestionSet:
+    """The Python FAQ's answers alone, untitled (bench/quality/quality.py's store)."""
+    pairs = data.faq_pairs(data.python_docs(cache))
+    url_doc, _, _, _ = build_store(engine_mod, data_dir, settings, embedder, emb_dir, pairs,
+                                   visited_at=time.time() - VISITED_DAYS_AGO * 86400)
+    kept = [p for p in pairs if p.doc_id in set(url_doc.values())]
+    asked = [Asked(p.question, p.doc_id, p.answer_text)
+             for p in (kept[i] for i in spread(len(kept), n))]
+    return QuestionSet("python-faq (answers only)", asked, url_doc)
+
+
+def dev_set(name: str, engine_mod, data_dir: Path, settings, embedder, emb_dir: Path,
+            cache: Path, n: int) -> QuestionSet:
+    """A development set's full store and up to n of its answerable questions."""
+    ds = devsets.load(name, cache)
+    docs = ds.store_docs("full")
+    urls, _, _ = ingest(engine_mod, data_dir, settings, embedder, emb_dir, docs)
+    text = {d.doc_id: d.text for d in docs}
+    answerable = [q for q in ds.asked() if q.store == "full" and q.answerable
+                  and q.gold_doc in urls]
+    asked = [Asked(q.question, q.gold_doc, text[q.gold_doc])
+             for q in (answerable[i] for i in spread(len(answerable), n))]
+    return QuestionSet(f"{name} ({ds.split})", asked, {u: d for d, u in urls.items()})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--questions", type=int, default=30)
+    ap.add_argument("--questions", type=int, default=30, help="per set")
     ap.add_argument("--cache", type=Path, default=data.default_cache())
     ap.add_argument("--out", type=Path, default=report.BENCH_DOC)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--set", action="append", default=[], choices=devsets.names(),
+                    help="development sets to ask (default: the Python FAQ's answers alone)")
+    ap.add_argument("--variant", action="append", default=[], choices=list(VARIANTS),
+                    help="variants to run, the first is 'before' (default: all)")
     args = ap.parse_args(argv)
+    chosen = args.variant or list(VARIANTS)
 
     config, engine_mod, _ = _import_engine()
     from rewind.answers import answer as answer_mod
@@ -77,7 +132,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     load_start = report.load_average()
     t_start = time.perf_counter()
-    pairs = data.faq_pairs(data.python_docs(args.cache))
     emb_dir = model_dir_for(config, MODEL, None, args.cache)
     spec = models.llm_spec(LLM)
     llm_dir = spec_dir(config, spec, None, args.cache)
@@ -86,52 +140,80 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    answer_pages_per_domain=settings.max_limit)
     embedder = OnnxEmbedder(models.embedding_spec(MODEL), emb_dir,
                             dataclasses.replace(settings, query_cache_size=0))
-    rows: dict[str, list] = {k: [] for k in VARIANTS}
-    again: dict[str, bool] = {}
-    with tempfile.TemporaryDirectory(prefix="rewind-first-words-") as tmp:
-        url_doc, _, _, _ = build_store(engine_mod, Path(tmp) / "data", settings, embedder,
-                                       emb_dir, pairs,
-                                       visited_at=time.time() - VISITED_DAYS_AGO * 86400)
-        kept = [p for p in pairs if p.doc_id in set(url_doc.values())]
-        asked = [kept[i] for i in spread(len(kept), args.questions)]
-        with engine_mod.Rewind.open(Path(tmp) / "data", settings, writer=False,
-                                    embedder=embedder, model_dir=emb_dir) as eng:
-            variant = {k: dataclasses.replace(settings, **patch) for k, patch in VARIANTS.items()}
-            answerers = {k: answer_mod.Answerer(eng, model=GgufLlm(spec, llm_dir, variant[k]))
-                         for k in VARIANTS}
-
-            def ask(k: str, question: str):
-                eng.settings = variant[k]  # packing and the gate read the engine's settings
-                return answerers[k].ask(question)
-
-            for k in answerers:
-                ask(k, WARM_UP_QUESTION)  # loads and warms the model; not measured
-            load_before = report.load_average()
-            names = list(answerers)
-            for i, p in enumerate(asked):
-                for k in names[i % len(names):] + names[: i % len(names)]:
-                    rows[k].append(ask(k, p.question))
-                print(f"  {i + 1}/{len(asked)}", file=sys.stderr, flush=True)
-            for k, a in answerers.items():  # the same question again: the same answer?
-                again[k] = ask(k, asked[0].question).answer == rows[k][0].answer
-                a.close()
+    variant = {k: dataclasses.replace(settings, **VARIANTS[k][1]) for k in chosen}
+    table = []
+    ratios = []
+    loads = []
+    for set_name in args.set or [None]:
+        with tempfile.TemporaryDirectory(prefix="rewind-first-words-") as tmp:
+            data_dir = Path(tmp) / "data"
+            qs = (dev_set(set_name, engine_mod, data_dir, settings, embedder, emb_dir,
+                          args.cache, args.questions) if set_name else
+                  faq_set(engine_mod, data_dir, settings, embedder, emb_dir, args.cache,
+                          args.questions))
+            with engine_mod.Rewind.open(data_dir, settings, writer=False,
+                                        embedder=embedder, model_dir=emb_dir) as eng:
+                loads.append(report.load_average())
+                rows, again = ask_all(eng, qs, variant, answer_mod,
+                                      lambda k: GgufLlm(spec, llm_dir, variant[k]))
+        t, r = grade(qs, rows, again, answer_mod, with_set=bool(args.set))
+        table += t
+        ratios.append(r)
     load_end = report.load_average()
+    body = render(args, table, ratios, load_start, loads, load_end,
+                  time.perf_counter() - t_start)
+    print(body)
+    if not args.no_write:
+        report.update_section("first-words-sets" if args.set else "first-words", body, args.out)
+    return 0
 
-    def ms(res, key):
-        return [r.timings[key] for r in res if r.timings.get(key) is not None]
 
+def ask_all(eng, qs: QuestionSet, variant: dict, answer_mod, llm) -> tuple[dict, dict]:
+    """Every question of qs asked with each variant, in a rotating order per question."""
+    answerers = {k: answer_mod.Answerer(eng, model=llm(k)) for k in variant}
+
+    def ask(k: str, question: str):
+        eng.settings = variant[k]  # packing and the gate read the engine's settings
+        return answerers[k].ask(question)
+
+    rows: dict[str, list] = {k: [] for k in variant}
+    for k in answerers:
+        ask(k, WARM_UP_QUESTION)  # loads and warms the model; not measured
+    names = list(answerers)
+    for i, p in enumerate(qs.asked):
+        for k in names[i % len(names):] + names[: i % len(names)]:
+            rows[k].append(ask(k, p.question))
+        print(f"  {qs.name} {i + 1}/{len(qs.asked)}", file=sys.stderr, flush=True)
+    again = {}
+    for k, a in answerers.items():  # the same question again: the same answer?
+        again[k] = ask(k, qs.asked[0].question).answer == rows[k][0].answer
+        a.close()
+    return rows, again
+
+
+def ms(res, key):
+    return [r.timings[key] for r in res if r.timings.get(key) is not None]
+
+
+def med(xs) -> str:
+    return f"{statistics.median(xs):.0f}" if xs else "-"
+
+
+def grade(qs: QuestionSet, rows: dict, again: dict, answer_mod,
+          with_set: bool) -> tuple[list[list[str]], str]:
+    """Table rows for one set's variants, and its first-words ratios against the first."""
     before = next(iter(rows.values()))
     table = []
     for k, res in rows.items():
         first, total = ms(res, "first_token_ms"), ms(res, "total_ms")
-        graded = [ask_row(r, "llm", p, url_doc, answer_mod) for r, p in
-                  zip(res, asked, strict=True)]
+        graded = [ask_row(r, "llm", p, qs.url_doc, answer_mod) for r, p in
+                  zip(res, qs.asked, strict=True)]
         parts = [stages(r) for r in res if r.timings.get("first_token_ms") is not None]
-        p95 = report.quantile(first, 0.95)
-        table.append([k, len(first), f"{statistics.median(first):.0f}", f"{p95:.0f}",
-                      "yes" if p95 <= TARGET_MS else "**no**",
-                      *(f"{statistics.median(x[j] for x in parts):.0f}" for j in range(3)),
-                      f"{statistics.median(total):.0f}", f"{report.quantile(total, 0.95):.0f}",
+        p95 = report.quantile(first, 0.95) if first else float("nan")
+        table.append([*([qs.name] if with_set else []), VARIANTS[k][0], len(first),
+                      med(first), f"{p95:.0f}", "yes" if p95 <= TARGET_MS else "**no**",
+                      *(med([x[j] for x in parts]) for j in range(3)),
+                      med(total), f"{report.quantile(total, 0.95):.0f}",
                       f"{statistics.median(r.context_tokens for r in res):.0f}",
                       f"{sum(r.answer == b.answer for r, b in zip(res, before, strict=True))}"
                       f"/{len(res)}",
@@ -142,37 +224,44 @@ def main(argv: Sequence[str] | None = None) -> int:
                       "yes" if again[k] else "**no**"])
     f_before = statistics.median(ms(before, "first_token_ms"))
     ratios = ", ".join(
-        f"{k.split(':')[0]} {statistics.median(ms(res, 'first_token_ms')) / f_before:.2f}"
+        f"{VARIANTS[k][0]} {statistics.median(ms(res, 'first_token_ms')) / f_before:.2f}"
         for k, res in list(rows.items())[1:])
-    body = "\n".join([
-        "## First words of an answer (bench/perf/first_words.py)",
+    return table, (f"{qs.name}: {ratios}" if with_set else ratios)
+
+
+def render(args, table, ratios, load_start, loads, load_end, took_s) -> str:
+    sets = bool(args.set)
+    what = (f"Up to {args.questions} answerable questions of each development set "
+            "(bench/common/devsets.py; tune and held-out sources as marked), each set asked "
+            "of its own store (its answers, neighbours and distractors, titles kept)"
+            if sets else f"{table[0][1]} Python FAQ questions asked of one store of the FAQ's "
+            "answers")
+    return "\n".join([
+        "## First words and answers across question sets (bench/perf/first_words.py --set)"
+        if sets else "## First words of an answer (bench/perf/first_words.py)",
         "",
         f"{report.today()} · {report.machine()} · load average (1 min) {load_start:.1f} at the "
-        f"start, {load_before:.1f} before the asks, {load_end:.1f} after · "
-        f"{time.perf_counter() - t_start:.0f} s in all",
+        f"start, {', '.join(f'{x:.1f}' for x in loads)} before the asks"
+        f"{' of each set' if sets else ''}, {load_end:.1f} after · {took_s:.0f} s in all",
         "",
-        f"{len(asked)} Python FAQ questions asked of one store (answer_top_k {TOP_K}, the default "
-        "answer budget unless the variant says) with the offline default "
-        "SmolLM2-135M-Instruct (the Q8_0 file `rewind setup` makes), one Answerer per "
-        "variant, models loaded and warm, the variants in a "
-        "rotating order per question. Stages (medians): retrieval (query embedding, search, "
-        "the relevance gate), packing the sources, then reading the prompt to the first word "
-        "(the system prompt's state is kept between questions: llama.cpp reuses the cached "
-        "prefix). \"Same as before\": the answer text the first variant gave. \"Again\": the "
-        f"first question asked once more gives the same answer. Target: first words p95 ≤ "
+        f"{what} (answer_top_k {TOP_K}, the default answer budget unless the variant says) "
+        "with the offline default SmolLM2-135M-Instruct (the Q8_0 file `rewind setup` makes), "
+        "one Answerer per variant, models loaded and warm, the variants in a rotating order "
+        "per question. Stages (medians): retrieval (query embedding, search, the relevance "
+        "gate), packing the sources, then reading the prompt to the first word (the system "
+        "prompt's state is kept between questions: llama.cpp reuses the cached prefix). "
+        "\"Same as before\": the answer text the first variant gave. \"Again\": the first "
+        f"question asked once more gives the same answer. Target: first words p95 ≤ "
         f"{TARGET_MS:.0f} ms.",
         "",
-        report.table(["variant", "n", "first words p50 ms", "p95", "p95 met", "retrieval",
-                      "packing", "prompt to first word", "total p50 ms", "total p95",
-                      "source tokens p50", "same as before", "supported", "gold among sources",
-                      "gold cited", "answer F1", "again"], table),
+        report.table([*(["set"] if sets else []), "variant", "n", "first words p50 ms", "p95",
+                      "p95 met", "retrieval", "packing", "prompt to first word",
+                      "total p50 ms", "total p95", "source tokens p50", "same as before",
+                      "supported", "gold among sources", "gold cited", "answer F1", "again"],
+                     table),
         "",
-        f"First words, median, against before: {ratios}.",
+        "First words, median, against the first variant: " + "; ".join(ratios) + ".",
     ])
-    print(body)
-    if not args.no_write:
-        report.update_section("first-words", body, args.out)
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 /**
  * Options section "Better answers": the answering model in use, and the one that suits
  * this computer, one click away ("Better answers: Qwen2.5 1.5B, 1.1 GB, first words in
- * ~7 s here — Get it").
+ * ~5 s here — Get it").
  *
  * Job: ask the helper (answer_models) which model answers and which it recommends, with
  * what it gains and costs; "Get it" downloads it through the "pull_model" port, with the

@@ -193,16 +193,14 @@ class Settings:
         0.3, "a passage below this cosine is not evidence for an answer")
     answer_min_keyword_share: float = knob(
         0.5, "without an embedder: a passage under this share of the best BM25 is not evidence")
-    # Reading the prompt dominates the first token on 2 cores (~310 tokens/s): with the
-    # offline 135M model, 600 gave first token 1.9 s p50 and 42 % supported answers, 300
-    # gave 0.75 s and 28 % (docs/benchmarks.md). With one-line source headers
-    # (answer_source_details off) 200 would hold as much page text as 300 did with the
-    # long ones: first words p95 1293 -> 818 ms, the gold answer cited as often (9/20),
-    # F1 0.21 -> 0.25 (bench/perf/first_words.py); not yet taken, since the larger models'
-    # budgets scale from this one and were not measured at 200. A larger model answers
-    # better from the same sources: raise it with set_settings.
+    # Reading the prompt dominates the first words on 2 cores (~310 tokens/s). With
+    # one-line source headers (answer_source_details off), 200 holds about as much page
+    # text as 300 did with the long ones: on the Python FAQ first words p95 1293 -> 818 ms,
+    # the gold answer cited as often; on four more question sets (three held out) against
+    # 300 in one run: docs/benchmarks.md "First words and answers across question sets".
+    # A larger model (more context) gets proportionally more; raise it with set_settings.
     answer_token_budget: int = knob(
-        300, "source tokens given to a language model with a 4,096-token context, more with a "
+        200, "source tokens given to a language model with a 4,096-token context, more with a "
         "larger one (more: better supported, slower)", lo=50, hi=32_768, user=True,
         group="answers", advanced=True, label="How much of your pages an answer reads, in "
         "tokens (more: better grounded, slower; doubled for the larger downloadable models)")

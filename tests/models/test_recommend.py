@@ -53,7 +53,7 @@ def test_the_largest_model_that_fits_in_a_quarter_of_memory():
     assert pick(1.0) == "tiny"  # 0.25 GiB allowed: nothing fits, the least demanding
     assert pick(8) == "one"  # 2 GiB allowed
     assert pick(16) == "three"  # 4 GiB
-    assert pick(24) == "three"  # 6 GiB: four fits but its first words take 29 s
+    assert pick(24) == "three"  # 6 GiB: four fits but its first words take 21 s
     fast = replace(S, recommend_max_wait_s=60.0)
     assert pick(24, settings=fast) == "four"
 
@@ -63,20 +63,20 @@ def test_the_reason_says_what_decided():
     assert "fits in 4.0 GiB (25% of 16.0 GiB)" in r.reason
     assert "the next larger, four, needs 4.5 GiB" in r.reason
     r = recommend.recommend(Machine(24 * GIB, None, 2), S, specs=LADDER)
-    assert "four, would take about 29 s before its first words" in r.reason
+    assert "four, would take about 21 s before its first words" in r.reason
     r = recommend.recommend(Machine(GIB, None, 2), S, specs=LADDER)
     assert r.reason.startswith("no model fits in 0.2 GiB") and r.choice.spec.name == "tiny"
 
 
 def test_fewer_cores_read_the_sources_slower():
-    # 820 prompt tokens (8192-token context: 600 of sources + 120 + ...), 2 threads vs 1
+    # 520 prompt tokens (8192-token context: 400 of sources + 120), 2 threads vs 1
     two = recommend.recommend(Machine(16 * GIB, None, 2), S, specs=LADDER)
     one = recommend.recommend(Machine(16 * GIB, None, 1), S, specs=LADDER)
     t2 = {e.spec.name: e.first_words_s for e in two.options}
     t1 = {e.spec.name: e.first_words_s for e in one.options}
     assert t1["three"] == pytest.approx(2 * t2["three"])
-    assert t2["three"] == pytest.approx((600 + recommend.PROMPT_OVERHEAD) / 50.0)
-    assert two.choice.spec.name == "three" and one.choice.spec.name == "one"  # 29 s > 20 s
+    assert t2["three"] == pytest.approx((400 + recommend.PROMPT_OVERHEAD) / 50.0)
+    assert two.choice.spec.name == "three" and one.choice.spec.name == "one"  # 20.8 s > 20 s
     # More cores than the host reads with (llm_batch_threads) change nothing.
     eight = recommend.recommend(Machine(16 * GIB, None, 8), S, specs=LADDER)
     assert eight.threads == 2 and eight.choice.spec.name == "three"
@@ -88,7 +88,7 @@ def test_a_model_without_a_measurement_is_extrapolated_from_the_default():
                                             specs=[TINY, guess]).options if o.spec is guess)
     # Reading scales with parameters, writing with bytes of weights: from tiny's figures.
     assert e.measured == "extrapolated"
-    assert e.first_words_s == pytest.approx((600 + recommend.PROMPT_OVERHEAD) / (400 * 0.1 / 2))
+    assert e.first_words_s == pytest.approx((400 + recommend.PROMPT_OVERHEAD) / (400 * 0.1 / 2))
     assert e.tokens_per_s == pytest.approx(20.0 * 0.1 / 2.0)
     assert e.memory_bytes == catalog.estimated_bytes(guess)  # no measured peak either
 
@@ -172,13 +172,13 @@ def test_a_non_commercial_licence_is_listed_but_not_recommended():
 
 
 def test_by_default_the_real_catalog_gives_this_machine_the_largest_model_within_8_s():
-    # The project's machine: 2 cores, 24 GiB. The 3-4B models would take 14-17 s.
+    # The project's machine: 2 cores, 24 GiB. The 3-4B models would take 10-13 s.
     assert Settings().recommend_max_wait_s == 8.0
     known = list(specs.load_specs().llm.values())
     r = recommend.recommend(Machine(24 * GIB, None, 2), Settings(), specs=known)
     assert r.choice.spec.name == "qwen2.5-1.5b-instruct-q4_k_m"
     assert r.choice.first_words_s is not None and r.choice.first_words_s <= 8.0
-    assert "qwen2.5-3b-instruct-q4_k_m, would take about 15 s before its first words" in r.reason
+    assert "qwen2.5-3b-instruct-q4_k_m, would take about 11 s before its first words" in r.reason
     patient = recommend.recommend(Machine(24 * GIB, None, 2),
                                   replace(Settings(), recommend_max_wait_s=20.0), specs=known)
     assert patient.choice.spec.name == "gemma-3-4b-it-q4_k_m"
@@ -194,10 +194,10 @@ def test_gains_and_costs_are_against_the_model_answers_use_now(tmp_path: Path):
     assert r.current is not None and r.current.spec.name == smol.name
     gains, costs = " | ".join(r.gains), " | ".join(r.costs)
     assert "11x the parameters of SmolLM2 135M (1.5B instead of 135M)" in gains
-    assert "600 tokens of your pages per answer instead of 300" in gains
+    assert "400 tokens of your pages per answer instead of 200" in gains
     assert "answers up to 240 tokens instead of 120" in gains
     assert "a 1.12 GB download" in costs
-    assert "first words after ~7 s instead of ~1 s" in costs
+    assert "first words after ~5 s instead of ~1 s" in costs
     assert "writing at ~27 tokens/s instead of ~104" in costs
     d = r.to_dict()
     assert d["current"]["name"] == smol.name and d["gains"] == r.gains and d["max_wait_s"] == 8
