@@ -141,6 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = OnnxEmbedder(models.embedding_spec(MODEL), emb_dir,
                             dataclasses.replace(settings, query_cache_size=0))
     variant = {k: dataclasses.replace(settings, **VARIANTS[k][1]) for k in chosen}
+    llms = {k: GgufLlm(spec, llm_dir, variant[k]) for k in chosen}  # loaded once, every set
     table = []
     ratios = []
     loads = []
@@ -154,13 +155,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             with engine_mod.Rewind.open(data_dir, settings, writer=False,
                                         embedder=embedder, model_dir=emb_dir) as eng:
                 loads.append(report.load_average())
-                rows, again = ask_all(eng, qs, variant, answer_mod,
-                                      lambda k: GgufLlm(spec, llm_dir, variant[k]))
-        t, r = grade(qs, rows, again, answer_mod, with_set=bool(args.set))
+                rows, again = ask_all(eng, qs, variant, answer_mod, llms)
+        t, r = grade(qs, rows, again, with_set=bool(args.set))
         table += t
         ratios.append(r)
+    for llm in llms.values():
+        llm.close()
     load_end = report.load_average()
-    body = render(args, table, ratios, load_start, loads, load_end,
+    body = render(args, len(qs.asked), table, ratios, load_start, loads, load_end,
                   time.perf_counter() - t_start)
     print(body)
     if not args.no_write:
@@ -168,9 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def ask_all(eng, qs: QuestionSet, variant: dict, answer_mod, llm) -> tuple[dict, dict]:
+def ask_all(eng, qs: QuestionSet, variant: dict, answer_mod, llms: dict
+            ) -> tuple[dict, dict]:
     """Every question of qs asked with each variant, in a rotating order per question."""
-    answerers = {k: answer_mod.Answerer(eng, model=llm(k)) for k in variant}
+    answerers = {k: answer_mod.Answerer(eng, model=llms[k]) for k in variant}
 
     def ask(k: str, question: str):
         eng.settings = variant[k]  # packing and the gate read the engine's settings
@@ -178,16 +181,15 @@ def ask_all(eng, qs: QuestionSet, variant: dict, answer_mod, llm) -> tuple[dict,
 
     rows: dict[str, list] = {k: [] for k in variant}
     for k in answerers:
-        ask(k, WARM_UP_QUESTION)  # loads and warms the model; not measured
+        ask(k, WARM_UP_QUESTION)  # warms the model on this store; not measured
     names = list(answerers)
     for i, p in enumerate(qs.asked):
         for k in names[i % len(names):] + names[: i % len(names)]:
             rows[k].append(ask(k, p.question))
         print(f"  {qs.name} {i + 1}/{len(qs.asked)}", file=sys.stderr, flush=True)
     again = {}
-    for k, a in answerers.items():  # the same question again: the same answer?
+    for k in answerers:  # the same question again: the same answer?
         again[k] = ask(k, qs.asked[0].question).answer == rows[k][0].answer
-        a.close()
     return rows, again
 
 
@@ -199,14 +201,14 @@ def med(xs) -> str:
     return f"{statistics.median(xs):.0f}" if xs else "-"
 
 
-def grade(qs: QuestionSet, rows: dict, again: dict, answer_mod,
+def grade(qs: QuestionSet, rows: dict, again: dict,
           with_set: bool) -> tuple[list[list[str]], str]:
     """Table rows for one set's variants, and its first-words ratios against the first."""
     before = next(iter(rows.values()))
     table = []
     for k, res in rows.items():
         first, total = ms(res, "first_token_ms"), ms(res, "total_ms")
-        graded = [ask_row(r, "llm", p, qs.url_doc, answer_mod) for r, p in
+        graded = [ask_row(r, "llm", p, qs.url_doc) for r, p in
                   zip(res, qs.asked, strict=True)]
         parts = [stages(r) for r in res if r.timings.get("first_token_ms") is not None]
         p95 = report.quantile(first, 0.95) if first else float("nan")
@@ -229,12 +231,12 @@ def grade(qs: QuestionSet, rows: dict, again: dict, answer_mod,
     return table, (f"{qs.name}: {ratios}" if with_set else ratios)
 
 
-def render(args, table, ratios, load_start, loads, load_end, took_s) -> str:
+def render(args, n_asked: int, table, ratios, load_start, loads, load_end, took_s) -> str:
     sets = bool(args.set)
     what = (f"Up to {args.questions} answerable questions of each development set "
             "(bench/common/devsets.py; tune and held-out sources as marked), each set asked "
             "of its own store (its answers, neighbours and distractors, titles kept)"
-            if sets else f"{table[0][1]} Python FAQ questions asked of one store of the FAQ's "
+            if sets else f"{n_asked} Python FAQ questions asked of one store of the FAQ's "
             "answers")
     return "\n".join([
         "## First words and answers across question sets (bench/perf/first_words.py --set)"

@@ -126,8 +126,8 @@ def spread(n_items: int, n: int) -> list[int]:
     return sorted({(i * n_items) // n for i in range(n)})
 
 
-def ask_row(res: Any, kind: str, gold: data.FaqPair | None, url_doc: dict[str, str],
-            answer_mod: Any) -> AskRow:  # fmt: skip
+def ask_row(res: Any, kind: str, gold: data.FaqPair | None,
+            url_doc: dict[str, str]) -> AskRow:  # fmt: skip
     by_n = {s["n"]: url_doc.get(s["url"], f"?{s['url']}") for s in res.sources}
     cited: list[int] = []
     if res.supported:  # a couldn't-find answer lists the closest pages: those are no citations
@@ -160,7 +160,7 @@ def ask_row(res: Any, kind: str, gold: data.FaqPair | None, url_doc: dict[str, s
 
 
 def run_asks(answerer: Any, questions: Sequence[data.FaqPair], warm_up: str,
-             url_doc: dict[str, str], answer_mod: Any, out: Run,
+             url_doc: dict[str, str], out: Run,
              progress: Callable[[str], None]) -> None:  # fmt: skip
     """The cold first ask, then every question with the LLM and extractively, alternating."""
     t0 = time.perf_counter()
@@ -170,12 +170,12 @@ def run_asks(answerer: Any, questions: Sequence[data.FaqPair], warm_up: str,
         problem = answerer.llm_problem
         raise SystemExit(f"no language model answered: {problem.message if problem else '?'}"
                          f" {problem.hint if problem else ''}")  # fmt: skip
-    out.first_ask = ask_row(first, "llm", None, url_doc, answer_mod)
+    out.first_ask = ask_row(first, "llm", None, url_doc)
     for i, p in enumerate(questions):
         order = KINDS if i % 2 == 0 else KINDS[::-1]
         for kind in order:
             res = answerer.ask(p.question, extractive=kind == "extractive")
-            out.rows[kind].append(ask_row(res, kind, p, url_doc, answer_mod))
+            out.rows[kind].append(ask_row(res, kind, p, url_doc))
             if kind == "llm":
                 res_llm = res
         follow = answerer.ask(p.question + FOLLOW_UP)  # after both: the LLM's cache holds p
@@ -208,12 +208,12 @@ def run_contexts(answerer: Any, questions: Sequence[data.FaqPair], budgets: Sequ
 
 
 def run_held_out(answerer: Any, questions: Sequence[data.FaqPair], url_doc: dict[str, str],
-                 answer_mod: Any, out: Run) -> None:  # fmt: skip
+                 out: Run) -> None:  # fmt: skip
     """Each question with the LLM and extractively, over a store that lacks its answer."""
     for i, p in enumerate(questions):
         for kind in KINDS if i % 2 == 0 else KINDS[::-1]:
             res = answerer.ask(p.question, extractive=kind == "extractive")
-            out.held_out[kind].append(ask_row(res, kind, p, url_doc, answer_mod))
+            out.held_out[kind].append(ask_row(res, kind, p, url_doc))
 
 
 def held_out_rows(run: Run) -> list[list[str]]:
@@ -449,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             answerer = answer_mod.Answerer(eng, model_dir=llm_dir)
             load_before = report.load_average()
             t_asks = time.perf_counter()
-            run_asks(answerer, asked, warm_up, url_doc, answer_mod, run, progress)
+            run_asks(answerer, asked, warm_up, url_doc, run, progress)
             asks_s = time.perf_counter() - t_asks
             t_ctx = time.perf_counter()
             run_contexts(answerer, ctx_qs, args.budgets, run)
@@ -467,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             with engine_mod.Rewind.open(Path(tmp) / "held-out", base, writer=False,
                                         embedder=embedder, model_dir=emb_dir) as eng:  # fmt: skip
                 answerer = answer_mod.Answerer(eng, model_dir=llm_dir)
-                run_held_out(answerer, held, url_doc_h, answer_mod, run)
+                run_held_out(answerer, held, url_doc_h, run)
                 answerer.close()
             progress(f"asked {len(held)} questions whose answers were left out")
         load_after = report.load_average()
