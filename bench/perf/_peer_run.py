@@ -13,6 +13,8 @@ samples, ranked doc ids. peers.py scores them. Systems:
   partitions, HNSW ef 300) with exact rescoring of 10x the candidates (refine_factor), to
   buy recall with time;
 - sqlite-vec: a vec0 table (brute force, cosine) and an FTS5 table (porter), fused by RRF.
+`<system>-reuse` queries what an earlier run built (Rewind's store, or LanceDB's ANN table
+once per setting given as JSON) without building it again (peers.py --ann-sweep).
 Never: write outside the work folder it is given, or read another system's files.
 """
 
@@ -61,15 +63,12 @@ def rrf(*rankings: list[int]) -> list[int]:
 # ---------------------------------------------------------------------------- systems
 
 
-def run_rewind(texts, vecs, queries, qvecs, folder: Path):
-    from rewind.config import Settings
-    from rewind.index.store.records import PageRecord, PassageRecord
-    from rewind.profile.engine import Rewind
-    from rewind.search import SearchQuery
+def _given(queries, qvecs):
+    """The embedder's contract, answering from the workload's vectors."""
+    from rewind.models.specs import embedding_spec
 
-    class Given:  # the embedder's contract, answering from the workload's vectors
+    class Given:
         model_id, dim, max_tokens = "all-minilm-l6-v2-int8@384", 384, 256
-        from rewind.models.specs import embedding_spec
         confidence = embedding_spec("all-minilm-l6-v2-int8").confidence
         by_text = {q["text"]: v for q, v in zip(queries, qvecs, strict=True)}
 
@@ -85,36 +84,62 @@ def run_rewind(texts, vecs, queries, qvecs, folder: Path):
         def truncate_to_tokens(self, text, n):
             return " ".join(text.split()[:n])
 
-    t0 = time.perf_counter()
-    # Unencrypted, like the peers' stores (and its vector snapshot memory-mapped).
-    eng = Rewind.open(folder, Settings(encrypt_at_rest=False), embedder=Given())
-    store = eng.stores.writer
-    store.set_meta("embedding_model", Given.model_id)
+    return Given()
+
+
+def rewind_pages(texts) -> list[tuple[str, str, list[int]]]:
+    """(url, doc id, workload rows) of each page Rewind is given: an FAQ answer is a page;
+    other passages come 20 a page."""
     pages: list[list[int]] = []
-    for row, t in enumerate(texts):  # an FAQ answer is a page; others 20 passages a page
+    for row, t in enumerate(texts):
         if t["doc"].startswith("faq:") or not pages or len(pages[-1]) == 20 \
                 or texts[pages[-1][0]]["doc"].startswith("faq:"):
             pages.append([])
         pages[-1].append(row)
-    url_doc = {}
+    return [(f"https://bench.example/p{i}",
+             texts[rows[0]]["doc"] if len(rows) == 1 else f"page:{i}", rows)
+            for i, rows in enumerate(pages)]
+
+
+def open_rewind(folder: Path, queries, qvecs):
+    from rewind.config import Settings
+    from rewind.profile.engine import Rewind
+
+    # Unencrypted, like the peers' stores (and its vector snapshot memory-mapped).
+    return Rewind.open(folder, Settings(encrypt_at_rest=False), embedder=_given(queries, qvecs))
+
+
+def run_rewind(texts, vecs, queries, qvecs, folder: Path):
+    from rewind.index.store.records import PageRecord, PassageRecord
+
+    t0 = time.perf_counter()
+    eng = open_rewind(folder, queries, qvecs)
+    model_id = eng.embedder().model_id
+    store = eng.stores.writer
+    store.set_meta("embedding_model", model_id)
+    pages = rewind_pages(texts)
     for start in range(0, len(pages), BATCH_PAGES):  # a bulk writer's batch: one commit
         with store.transaction():
-            for i in range(start, min(start + BATCH_PAGES, len(pages))):
-                rows = pages[i]
-                doc = texts[rows[0]]["doc"] if len(rows) == 1 else f"page:{i}"
-                url = f"https://bench.example/p{i}"
-                url_doc[url] = doc
+            for i, (url, _doc, rows) in enumerate(pages[start:start + BATCH_PAGES], start):
                 rec = PageRecord(url=url, domain="bench.example", title="",
                                  content_hash=str(i), source="bench", first_visit=1e9,
                                  last_visit=1e9, visit_count=1, dwell_s=60.0)
                 store.upsert_page(rec, [PassageRecord(texts[r]["text"], j, (0, 1))
                                         for j, r in enumerate(rows)],
-                                  np.asarray(vecs[rows[0]:rows[-1] + 1]), Given.model_id)
+                                  np.asarray(vecs[rows[0]:rows[-1] + 1]), model_id)
         eng.text_index.catch_up(store)
     with eng.searcher() as s:
         s._vectors.refresh(s.store)
-        pid_row = {pid: i for i, pid in enumerate(sorted(s.store.passage_ids()))}
     ingest = time.perf_counter() - t0
+    return (ingest, *query_rewind(eng, queries, qvecs, {u: d for u, d, _ in pages}))
+
+
+def query_rewind(eng, queries, qvecs, url_doc: dict[str, str]):
+    """Hybrid latencies and rankings (doc ids), then the dense top 10s (workload rows)."""
+    from rewind.search import SearchQuery
+
+    with eng.searcher() as s:
+        pid_row = {pid: i for i, pid in enumerate(sorted(s.store.passage_ids()))}
     eng.search(SearchQuery("warm up"))
     ms, ranked, dense = [], [], []
     for q in queries:
@@ -126,7 +151,7 @@ def run_rewind(texts, vecs, queries, qvecs, folder: Path):
         for v in qvecs:
             dense.append([pid_row[h.passage_id] for h in s._vectors.search(v, K)])
     eng.close()
-    return ingest, ms, ranked, dense
+    return ms, ranked, dense
 
 
 def _lance_table(texts, vecs, folder: Path):
@@ -150,27 +175,39 @@ def _lance_table(texts, vecs, folder: Path):
     return tbl
 
 
+# LanceDB's IVF_HNSW_SQ searched wider, with exact rescoring of refine_factor x candidates
+TUNED = {"nprobes": 40, "ef": 300, "refine_factor": 10}
+
+
 def run_lancedb(texts, vecs, queries, qvecs, folder: Path, ann: bool, tuned: bool = False):
     t0 = time.perf_counter()
     tbl = _lance_table(texts, vecs, folder)
     if ann:
         tbl.create_index(metric="cosine", index_type="IVF_HNSW_SQ")
     ingest = time.perf_counter() - t0
+    return (ingest, *query_lancedb(tbl, texts, queries, qvecs, TUNED if tuned else None))
 
-    def wider(query):
-        return query.nprobes(40).ef(300).refine_factor(10) if tuned else query
+
+def query_lancedb(tbl, texts, queries, qvecs, wider: dict | None):
+    """Hybrid latencies and rankings (doc ids), then the dense top 10s (workload rows);
+    `wider`: nprobes, ef and refine_factor for its ANN index (None: its defaults)."""
+    def widen(query):
+        if wider:
+            query = query.nprobes(wider["nprobes"]).ef(wider["ef"])
+            query = query.refine_factor(wider["refine_factor"])
+        return query
 
     ms, ranked, dense = [], [], []
     for q, v in zip(queries, qvecs, strict=True):
         t = time.perf_counter()
-        rows = wider(tbl.search(query_type="hybrid").vector(v).text(q["text"])
+        rows = widen(tbl.search(query_type="hybrid").vector(v).text(q["text"])
                      .distance_type("cosine")).select(["id"]).limit(K).to_list()
         ms.append((time.perf_counter() - t) * 1000)
         ranked.append([texts[r["id"]]["doc"] for r in rows])
     for v in qvecs:
-        rows = wider(tbl.search(v).distance_type("cosine")).select(["id"]).limit(K).to_list()
+        rows = widen(tbl.search(v).distance_type("cosine")).select(["id"]).limit(K).to_list()
         dense.append([r["id"] for r in rows])
-    return ingest, ms, ranked, dense
+    return ms, ranked, dense
 
 
 def run_sqlite_vec(texts, vecs, queries, qvecs, folder: Path):
@@ -219,10 +256,40 @@ def run_sqlite_vec(texts, vecs, queries, qvecs, folder: Path):
     return ingest, ms, ranked, dense
 
 
+def result(system: str, folder: Path, ingest: float, ms, ranked, dense) -> dict:
+    return {"system": system, "ingest_s": round(ingest, 2), "disk_bytes": disk_bytes(folder),
+            "peak_rss_mb": round(peak_rss_mb(), 1), "ms": ms, "ranked": ranked,
+            "dense": [list(map(int, d)) for d in dense]}
+
+
+def reuse(system: str, texts, queries, qvecs, folder: Path, settings: list[dict]) -> None:
+    """Query what an earlier run built in `folder`, without building it again: Rewind's
+    store, or LanceDB's ANN table once per setting in `settings`. One JSON line each."""
+    if system == "rewind":
+        eng = open_rewind(folder, queries, qvecs)
+        docs = {url: doc for url, doc, _rows in rewind_pages(texts)}
+        print(json.dumps(result(system, folder, 0.0, *query_rewind(eng, queries, qvecs, docs))),
+              flush=True)
+        return
+    import logging
+
+    import lancedb
+
+    logging.disable(logging.WARNING)
+    tbl = lancedb.connect(str(folder)).open_table("p")
+    for wider in settings:
+        out = result(system, folder, 0.0, *query_lancedb(tbl, texts, queries, qvecs, wider))
+        print(json.dumps({**out, "settings": wider}), flush=True)
+
+
 def main() -> int:
     system, work, folder = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    shutil.rmtree(folder, ignore_errors=True)
     texts, vecs, queries, qvecs = load(work)
+    if system.endswith("-reuse"):  # argv[4]: the LanceDB settings to try, as JSON
+        settings = json.loads(sys.argv[4]) if len(sys.argv) > 4 else [None]
+        reuse(system.removesuffix("-reuse"), texts, queries, qvecs, folder, settings)
+        return 0
+    shutil.rmtree(folder, ignore_errors=True)
     if system == "rewind":
         out = run_rewind(texts, vecs, queries, qvecs, folder)
     elif system in ("lancedb-flat", "lancedb-ann", "lancedb-ann-tuned"):
@@ -234,10 +301,7 @@ def main() -> int:
         out = run_sqlite_vec(texts, vecs, queries, qvecs, folder)
     else:
         raise SystemExit(f"unknown system {system!r}")
-    ingest, ms, ranked, dense = out
-    print(json.dumps({"system": system, "ingest_s": round(ingest, 2),
-                      "disk_bytes": disk_bytes(folder), "peak_rss_mb": round(peak_rss_mb(), 1),
-                      "ms": ms, "ranked": ranked, "dense": [list(map(int, d)) for d in dense]}))
+    print(json.dumps(result(system, folder, *out)))
     return 0
 
 

@@ -17,8 +17,11 @@ Peers are benchmark-only, never project dependencies. Install them into a separa
     .cache/peers-venv/bin/pip install -r bench/perf/requirements-peers.txt
     python3 -m bench.perf.peers --sizes 10000 100000 [--peers-python .cache/peers-venv/bin/python]
 
-Rewind runs with this Python; the peers with --peers-python. Writes docs/benchmarks.md's
-`peers` section and docs/peers-p95.png (with Rewind's bench/perf/scale.py results, if cached).
+Rewind runs with this Python; the peers with --peers-python. `--ann-sweep` builds nothing: it
+queries the Rewind store and LanceDB ANN table an earlier run left, searching LanceDB ever
+wider until its recall reaches 0.98, beside Rewind (LanceDB's build at 1M takes ~28 min).
+Writes docs/benchmarks.md's `peers` section and docs/peers-p95.png (with Rewind's
+bench/perf/scale.py results, if cached).
 Unset OPENBLAS_CORETYPE for benchmark runs only (../shared/notes/eval-data.md).
 """
 
@@ -83,23 +86,89 @@ def run(system: str, n: int, python: str, log=print) -> dict:
         return json.loads(dest.read_text())
     work = workload(n, log)
     log(f"{system} at {n:,} passages ...")
+    result = score(peer_process(python, system, n, work)[-1], n, work)
+    dest.write_text(json.dumps(result))
+    log(json.dumps(result))
+    return result
+
+
+def peer_process(python: str, system: str, n: int, work: Path, *extra: str) -> list[dict]:
+    """What bench/perf/_peer_run.py printed for `system` at `n` passages (a JSON line each)."""
     # The peers' own virtual environment has no Rewind installed: it finds the host's
     # source on PYTHONPATH, and `bench` from the checkout's root (the working directory).
     env = {**os.environ, "LANCEDB_LOG": "error", "PYTHONPATH": str(ROOT / "host")}
+    folder = CACHE / str(n) / system.removesuffix("-reuse")
     out = subprocess.run([python, "-m", "bench.perf._peer_run", system, str(work),
-                          str(CACHE / str(n) / system)], capture_output=True, text=True,
+                          str(folder), *extra], capture_output=True, text=True,
                          env=env, check=False, cwd=ROOT)
     if out.returncode != 0:
         raise SystemExit(f"{system} at {n} failed:\n{out.stderr[-3000:]}")
-    raw = json.loads(out.stdout.strip().splitlines()[-1])
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+# LanceDB's ANN index searched ever wider (nprobes of its ~sqrt(n) partitions, HNSW ef,
+# exact rescoring of refine_factor x the candidates) until its recall reaches the target.
+SWEEP = [{"nprobes": 40, "ef": 300, "refine_factor": 10},
+         {"nprobes": 120, "ef": 300, "refine_factor": 10},
+         {"nprobes": 250, "ef": 300, "refine_factor": 10},
+         {"nprobes": 500, "ef": 300, "refine_factor": 10}]
+
+
+def sweep(n: int, python: str, target: float = 0.98, log=print) -> None:
+    """LanceDB's tuned ANN table and Rewind's store, both as an earlier run built them (their
+    build times are that run's), queried in one run: Rewind, LanceDB at each of `SWEEP`,
+    Rewind again. Writes the `peers-ann-sweep` section."""
+    work = CACHE / str(n) / "work"
+    built = {s: json.loads((CACHE / str(n) / f"{s}.json").read_text())
+             for s in ("rewind", "lancedb-ann-tuned")}
+    rows, figures = [], []
+
+    def add(label: str, raw: dict, build_s: float) -> dict:
+        r = score(raw, n, work)
+        figures.append(r)
+        rows.append((label, f"{n:,}", build_s, r["p50_ms"], r["p95_ms"], r["dense_recall10"],
+                     r["mrr10"], r["known_item_mrr10"], r["load_average"]))
+        log(f"{label}: {json.dumps(r)}")
+        return r
+
+    first = add("rewind", peer_process(sys.executable, "rewind-reuse", n, work)[0],
+                built["rewind"]["ingest_s"])
+    for raw in peer_process(python, "lancedb-ann-tuned-reuse", n, work, json.dumps(SWEEP)):
+        w = raw["settings"]
+        add(f"lancedb ANN, nprobes {w['nprobes']}, ef {w['ef']}, refine {w['refine_factor']}",
+            raw, built["lancedb-ann-tuned"]["ingest_s"])
+    last = add("rewind, again", peer_process(sys.executable, "rewind-reuse", n, work)[0],
+               built["rewind"]["ingest_s"])
+    equal = [r for r in figures[1:-1] if r["dense_recall10"] >= target]
+    ours = min(first["p95_ms"], last["p95_ms"]), max(first["p95_ms"], last["p95_ms"])
+    verdict = (f"LanceDB's first setting at recall ≥ {target}: p95 {equal[0]['p95_ms']} ms "
+               f"at recall {equal[0]['dense_recall10']}, against Rewind's {ours[0]}-{ours[1]} "
+               f"ms at recall {first['dense_recall10']}." if equal else
+               f"No setting tried brought LanceDB's recall to {target}.")
+    update_section(f"peers-ann-sweep-{n}", "\n".join([
+        f"## Rewind beside LanceDB's ANN index at equal recall, {n:,} passages "
+        "(bench/perf/peers.py --ann-sweep)", "",
+        f"{today()} · {machine()}", "",
+        "The peers workload (previous section). Both stores as the peers run built them "
+        "(build s: that run's ingest, with LanceDB's IVF_HNSW_SQ index), queried in one run, "
+        "each in its own process: Rewind, then LanceDB searched ever wider (nprobes of its "
+        "partitions, HNSW ef, exact rescoring of refine_factor × the candidates), then "
+        "Rewind again. Load: the 1-minute load average when its process ended.", "",
+        table(("system", "passages", "build s", "hybrid p50 ms", "hybrid p95 ms",
+               "dense recall@10", "FAQ MRR@10", "known-item MRR@10", "load"), rows), "",
+        verdict, ""]))
+
+
+def score(raw: dict, n: int, work: Path) -> dict:
+    """One system's figures from what bench/perf/_peer_run.py printed."""
     queries = json.loads((work / "queries.json").read_text())
     exact = np.load(work / "exact.npy")
     scored = {}
     for kind in ("question", "known-item"):
         idx = [i for i, q in enumerate(queries) if q["kind"] == kind]
         scored[kind] = evaluate([(raw["ranked"][i], [queries[i]["gold"]]) for i in idx])
-    result = {
-        "system": system, "passages": n, "ingest_s": raw["ingest_s"],
+    return {
+        "system": raw["system"], "passages": n, "ingest_s": raw["ingest_s"],
         "disk_mb": round(raw["disk_bytes"] / 2**20, 1), "peak_rss_mb": raw["peak_rss_mb"],
         "p50_ms": round(float(np.median(raw["ms"])), 2),
         "p95_ms": round(quantile(raw["ms"], 0.95), 2),
@@ -109,9 +178,6 @@ def run(system: str, n: int, python: str, log=print) -> dict:
         "dense_recall10": round(float(np.mean([len(set(d) & set(e.tolist())) / 10 for d, e in
                                                zip(raw["dense"], exact, strict=True)])), 3),
     }
-    dest.write_text(json.dumps(result))
-    log(json.dumps(result))
-    return result
 
 
 def scale_results() -> list[dict]:
@@ -164,7 +230,14 @@ def main() -> int:
     ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=SYSTEMS)
     ap.add_argument("--peers-python", default=str(ROOT / ".cache" / "peers-venv" / "bin"
                                                    / "python"))
+    ap.add_argument("--ann-sweep", action="store_true",
+                    help="query the stores an earlier run built: LanceDB's ANN ever wider "
+                         "until recall 0.98, beside Rewind")
     args = ap.parse_args()
+    if args.ann_sweep:
+        for n in args.sizes:
+            sweep(n, args.peers_python)
+        return 0
     results = []
     for n in args.sizes:
         for system in args.systems:
