@@ -46,6 +46,7 @@ from bench.common.report import (
     today,
     update_section,
 )
+from bench.perf._peer_run import TUNED
 from bench.perf.scale import DEFAULT_CACHE as SCALE_CACHE
 from bench.perf.scale import Vectors, embedder
 
@@ -109,7 +110,7 @@ def peer_process(python: str, system: str, n: int, work: Path, *extra: str) -> l
 # LanceDB's ANN index searched ever wider until its recall reaches the target: its HNSW
 # graphs' ef and exact rescoring of refine_factor x the candidates (at 1M, nprobes 40 to 500
 # gave the same recall, 0.922: the graphs' ef is what limits it).
-SWEEP = [{"nprobes": 40, "ef": 300, "refine_factor": 10},
+SWEEP = [TUNED,
          {"nprobes": 40, "ef": 1000, "refine_factor": 10},
          {"nprobes": 40, "ef": 2000, "refine_factor": 20},
          {"nprobes": 100, "ef": 4000, "refine_factor": 50}]

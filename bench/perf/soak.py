@@ -118,6 +118,27 @@ class Driver:
             return "search", "search", {"query": query, "limit": 10}
         return "ask", "ask", {"question": f"What is {rng.choice(self.read)['title']}?"}
 
+    def timed(self, host: Host, w: Window, kind: str, req: str, check: bool = False,
+              **fields) -> dict:
+        """Send one request and wait for its reply (`check`: an error reply raises, else it
+        is counted); its latency goes to `w` under `kind`."""
+        t0 = time.perf_counter()
+        reply = host.wait(host.send(req, **fields), check=check)
+        w.ms.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
+        self.counts["errors"] += 0 if reply["ok"] else 1
+        return reply
+
+    @staticmethod
+    def sample(host: Host, w: Window, label: str) -> Window:
+        """The host's memory and open files, into `w` (printed with its p95s)."""
+        mem = memory_mb(host.proc.pid)
+        w.rss_mb, w.anon_mb, w.file_mb = mem["rss"], mem["anon"], mem["file"]
+        w.files = open_files(host.proc.pid)
+        print(f"{label}: RSS {w.rss_mb:.0f} MB (anon {w.anon_mb:.0f}, file {w.file_mb:.0f}), "
+              f"{w.files} files, " + ", ".join(f"{k} p95 {w.p95(k):.0f} ms" for k in w.ms),
+              flush=True)
+        return w
+
     def probe_requests(self, searches: int, asks: int, pages: int,
                        seed: int) -> list[tuple[str, dict]]:
         """Requests drawn from what was read: searches and asks, and ("page", {}) where a
@@ -145,20 +166,10 @@ class Driver:
                     title, text = next(pages)
                     new.append(page_request(title, text, 900 + 2 * tag + n, self.clock))
                     req, fields = "index_page", {"page": new[-1]}
-                t0 = time.perf_counter()
-                reply = host.wait(host.send(req, **fields), check=False)
-                w.ms.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
-                self.counts["errors"] += 0 if reply["ok"] else 1
+                self.timed(host, w, kind, req, **fields)
             for page in new:
-                t0 = time.perf_counter()
-                host.call("forget", url=page["url"])
-                w.ms.setdefault("forget", []).append((time.perf_counter() - t0) * 1000)
-        mem = memory_mb(host.proc.pid)
-        w.rss_mb, w.anon_mb, w.file_mb = mem["rss"], mem["anon"], mem["file"]
-        w.files = open_files(host.proc.pid)
-        print(f"{label}: RSS {w.rss_mb:.0f} MB (anon {w.anon_mb:.0f}), {w.files} files, "
-              + ", ".join(f"{k} p95 {w.p95(k):.0f} ms" for k in w.ms), flush=True)
-        return w
+                self.timed(host, w, "forget", "forget", check=True, url=page["url"])
+        return self.sample(host, w, label)
 
     def drive(self, host: Host, ops: list[str], label: str = "") -> list[Window]:
         windows: list[Window] = []
@@ -166,36 +177,25 @@ class Driver:
         for n, op in enumerate(ops, 1):
             self.clock += 60
             kind, req, fields = self.request(op)
-            t0 = time.perf_counter()
-            reply = host.wait(host.send(req, **fields), check=False)
-            current.ms.setdefault(kind, []).append((time.perf_counter() - t0) * 1000)
+            self.timed(host, current, kind, req, **fields)
             self.counts[kind] += 1
-            self.counts["errors"] += 0 if reply["ok"] else 1
             if kind == "page" and self.rng.random() < 0.02 and len(self.read) > 10:
                 gone = self.read.pop(self.rng.randrange(len(self.read) - 5))  # not the latest
-                t0 = time.perf_counter()
-                host.call("forget", url=gone["url"])
-                current.ms.setdefault("forget", []).append((time.perf_counter() - t0) * 1000)
+                self.timed(host, current, "forget", "forget", check=True,
+                           url=gone["url"])
                 self.counts["forget"] += 1
             if n % self.window == 0:  # full windows only: alike to compare
-                mem = memory_mb(host.proc.pid)
-                current.ops, current.rss_mb = n, mem["rss"]
-                current.anon_mb, current.file_mb = mem["anon"], mem["file"]
-                current.files = open_files(host.proc.pid)
-                windows.append(current)
-                print(f"{label}{n:,} ops: RSS {current.rss_mb:.0f} MB (anon "
-                      f"{current.anon_mb:.0f}, file {current.file_mb:.0f}), {current.files} "
-                      "files, " + ", ".join(f"{k} p95 {current.p95(k):.0f} ms"
-                                            for k in current.ms), flush=True)
+                current.ops = n
+                windows.append(self.sample(host, current, f"{label}{n:,} ops"))
                 current = Window(0, 0.0, 0)
         return windows
 
 
 @dataclass
 class Control:
-    """A fresh host on the store the soak left, against the soaked host: the same read-only
-    requests on both (`probe`, the soaked host's last act), then the same mix of operations
-    for a few windows (`windows`, writes included)."""
+    """A fresh host on the store the soak left, against the soaked host: the same requests
+    on both (`Driver.probe`, the soaked host's last act: searches, asks, and pages read and
+    forgotten again), then the same mix of operations for a few windows (`windows`)."""
 
     soaked: Window
     fresh: Window
