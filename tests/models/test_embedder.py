@@ -12,7 +12,7 @@ import pytest
 from onnx_fixtures import VOCAB, make_tiny_model_dir, real_model_dir, tiny_spec
 from rewind.config import Settings
 from rewind.errors import Code, RewindError
-from rewind.models import specs
+from rewind.models import embedder, specs
 from rewind.models.embedder import Embedder, FakeEmbedder, OnnxEmbedder
 from rewind.models.multilingual import open_embedder
 
@@ -20,13 +20,18 @@ SETTINGS = Settings()
 
 
 class RecordingSession:
-    """Wraps an InferenceSession and keeps the feeds of every run."""
+    """Wraps an InferenceSession and keeps the feeds of every run (and, apart, the run
+    options of runs that had some: the idle shrink's)."""
 
     def __init__(self, session) -> None:
         self.session = session
         self.feeds: list[dict[str, np.ndarray]] = []
+        self.options: list = []
 
-    def run(self, names, feeds):
+    def run(self, names, feeds, options=None):
+        if options is not None:
+            self.options.append(options)
+            return self.session.run(names, feeds, options)
         self.feeds.append(feeds)
         return self.session.run(names, feeds)
 
@@ -177,7 +182,9 @@ class CountingSession(RecordingSession):
         self.lock = threading.Lock()
         self.now = self.most = 0
 
-    def run(self, names, feeds):
+    def run(self, names, feeds, options=None):
+        if options is not None:
+            return super().run(names, feeds, options)
         with self.lock:
             self.now += 1
             self.most = max(self.most, self.now)
@@ -204,6 +211,26 @@ def test_runs_at_once_never_exceed_the_lanes_queries_included(tmp_path: Path, la
     queries.join()
     assert counting.most == lanes and len(counting.feeds) == 12 + 5
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, rtol=1e-5)
+
+
+def test_the_arena_is_shrunk_once_documents_stop_coming(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(embedder, "IDLE_SHRINK_S", 0.5)
+    spec = tiny_spec()
+    make_tiny_model_dir(tmp_path, spec)
+    emb = OnnxEmbedder(spec, tmp_path, SETTINGS)
+    rec = record(emb)
+    first = emb.embed_documents(["the cat sat"])
+    emb.embed_documents(["the dog"])  # within the idle time: the first shrink is put off
+    emb.embed_query("cat")
+    assert rec.options == []
+    deadline = time.monotonic() + 5
+    while not rec.options and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.7)  # no second shrink follows
+    assert len(rec.options) == 1
+    assert rec.options[0].get_run_config_entry(
+        "memory.enable_memory_arena_shrinkage") == "cpu:0"
+    np.testing.assert_array_equal(emb.embed_documents(["the cat sat"]), first)
 
 
 def test_long_texts_are_truncated_to_max_tokens(tmp_path: Path):
