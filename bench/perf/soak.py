@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rewind import config
+from rewind.index.derived.text_index import IDLE_RELEASE_S
+from rewind.models.embedder import IDLE_SHRINK_S
 
 from bench.common import report
 from bench.common.corpus import wiki_paragraphs
@@ -35,6 +37,9 @@ from bench.common.data import default_cache
 from bench.perf.host import Host
 
 GROWTH_LIMIT = 0.10  # after the warm-up, the last window against the first
+# A pause with no requests, as between a person's pages: the host lets go of its text-index
+# writer and shrinks the embedding model's arena, and what it still holds is what it keeps.
+REST_S = max(IDLE_RELEASE_S, IDLE_SHRINK_S) + 1.0
 
 
 def memory_mb(pid: int) -> dict[str, float]:
@@ -60,6 +65,8 @@ class Window:
     files: int
     anon_mb: float = 0.0
     file_mb: float = 0.0
+    rest_rss_mb: float = 0.0  # after REST_S with no requests
+    rest_anon_mb: float = 0.0
     ms: dict[str, list[float]] = field(default_factory=dict)
 
     def p95(self, kind: str) -> float | None:
@@ -130,13 +137,17 @@ class Driver:
 
     @staticmethod
     def sample(host: Host, w: Window, label: str) -> Window:
-        """The host's memory and open files, into `w` (printed with its p95s)."""
+        """The host's memory and open files, into `w` (printed with its p95s); then its
+        memory again after REST_S with no requests."""
         mem = memory_mb(host.proc.pid)
         w.rss_mb, w.anon_mb, w.file_mb = mem["rss"], mem["anon"], mem["file"]
         w.files = open_files(host.proc.pid)
-        print(f"{label}: RSS {w.rss_mb:.0f} MB (anon {w.anon_mb:.0f}, file {w.file_mb:.0f}), "
-              f"{w.files} files, " + ", ".join(f"{k} p95 {w.p95(k):.0f} ms" for k in w.ms),
-              flush=True)
+        time.sleep(REST_S)
+        rest = memory_mb(host.proc.pid)
+        w.rest_rss_mb, w.rest_anon_mb = rest["rss"], rest["anon"]
+        print(f"{label}: RSS {w.rss_mb:.0f} MB (anon {w.anon_mb:.0f}, file {w.file_mb:.0f}; "
+              f"at rest {w.rest_rss_mb:.0f}, anon {w.rest_anon_mb:.0f}), {w.files} files, "
+              + ", ".join(f"{k} p95 {w.p95(k):.0f} ms" for k in w.ms), flush=True)
         return w
 
     def probe_requests(self, searches: int, asks: int, pages: int,
@@ -273,7 +284,8 @@ def control_lines(control: Control, args: argparse.Namespace, verdict: str) -> l
     kinds = ("page", "search", "ask", "forget")
 
     def cells(w: Window) -> list[str]:
-        return [f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", str(w.files),
+        return [f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", f"{w.rest_rss_mb:.0f}",
+                f"{w.rest_anon_mb:.0f}", str(w.files),
                 *[f"{w.p95(k):.0f}" if w.p95(k) is not None else "" for k in kinds]]
 
     return [
@@ -284,7 +296,8 @@ def control_lines(control: Control, args: argparse.Namespace, verdict: str) -> l
         f"read, with {args.probe_pages} new pages read among them and forgotten at the end "
         "(so the store is the same for both), sent twice, the second pass measured:",
         "",
-        report.table(["host", "RSS MB", "of it anonymous MB", "open files",
+        report.table(["host", "RSS MB", "of it anonymous MB", "at rest: RSS MB",
+                      "at rest: anonymous MB", "open files",
                       *[f"{k} p95 ms" for k in kinds]],
                      [["soaked", *cells(control.soaked)],
                       ["fresh, same store", *cells(control.fresh)]]),
@@ -315,18 +328,22 @@ def main(argv: list[str] | None = None) -> int:
              if any(w.ms.get(k) for w in windows)]
 
     def row(w: Window, label: str) -> list:
-        return [label, f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", w.files,
+        return [label, f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", f"{w.rest_rss_mb:.0f}",
+                f"{w.rest_anon_mb:.0f}", w.files,
                 *[(f"{w.p95(k):.0f}" if w.p95(k) is not None else "") for k in kinds]]
 
     rows = [row(w, f"{w.ops:,}") for w in windows]
     if control:
         rows += [row(w, f"fresh host, {w.ops:,}") for w in control.windows]
     measures = {"RSS": lambda w: w.rss_mb, "anonymous memory": lambda w: w.anon_mb,
+                "RSS at rest": lambda w: w.rest_rss_mb,
+                "anonymous memory at rest": lambda w: w.rest_anon_mb,
                 "open files": lambda w: float(w.files),
                 **{f"{k} p95": (lambda w, k=k: w.p95(k)) for k in kinds}}
     checks = {name: growth(windows, f) for name, f in measures.items()}
     probe_kinds = ("page", "search", "ask", "forget")
-    probe_measures = {"RSS": measures["RSS"], "anonymous memory": measures["anonymous memory"],
+    probe_measures = {**{k: measures[k] for k in ("RSS", "anonymous memory", "RSS at rest",
+                                                  "anonymous memory at rest")},
                       "open files": measures["open files"],
                       **{f"{k} p95": (lambda w, k=k: w.p95(k)) for k in probe_kinds}}
     uptime = {name: ratio(control.soaked, control.fresh, f) if control else None
@@ -344,11 +361,15 @@ def main(argv: list[str] | None = None) -> int:
         f"answering model, interleaved; {counts['errors']} errors; {counts['stored']:,} pages "
         f"stored at the end. Sampled every {args.window:,} operations: resident memory (and "
         "of it the anonymous part, the heap, where a leak shows; the rest is mapped model "
-        "and index files), open files, p95 latency of each request kind in that window "
-        "(ms). Target: after the "
+        "and index files), then the same after a pause of "
+        f"{REST_S:.0f} s with no requests, as between a person's pages (at rest: the host "
+        "has let go of its text-index writer and shrunk the embedding model's arena, so "
+        "this is what it keeps rather than what it works in), open files, p95 latency of "
+        "each request kind in that window (ms). Target: after the "
         "warm-up (the first quarter of the windows) each grows less than 10 %.",
         "",
-        report.table(["operations", "RSS MB", "of it anonymous MB", "open files",
+        report.table(["operations", "RSS MB", "of it anonymous MB", "at rest: RSS MB",
+                      "at rest: anonymous MB", "open files",
                       *[f"{k} p95 ms" for k in kinds]], rows),
         "",
         f"Growth after the warm-up, last window against the first: {verdict}.",
