@@ -58,6 +58,10 @@ def open_files(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
+MEMORY_COLUMNS = ["RSS MB", "of it anonymous MB", "at rest: RSS MB", "at rest: anonymous MB",
+                  "open files"]
+
+
 @dataclass
 class Window:
     ops: int  # operations done when it closed
@@ -72,6 +76,12 @@ class Window:
     def p95(self, kind: str) -> float | None:
         xs = self.ms.get(kind)
         return report.quantile(xs, 0.95) if xs else None
+
+    def cells(self, kinds) -> list[str]:
+        """Its MEMORY_COLUMNS, then the p95 of each of `kinds` (empty where it had none)."""
+        return [f"{self.rss_mb:.0f}", f"{self.anon_mb:.0f}", f"{self.rest_rss_mb:.0f}",
+                f"{self.rest_anon_mb:.0f}", str(self.files),
+                *[f"{self.p95(k):.0f}" if self.p95(k) is not None else "" for k in kinds]]
 
 
 def plan(pages: int, searches: int, asks: int, seed: int) -> list[str]:
@@ -283,11 +293,6 @@ def text_plot(values: list[float], width: int = 60, height: int = 8) -> str:
 def control_lines(control: Control, args: argparse.Namespace, verdict: str) -> list[str]:
     kinds = ("page", "search", "ask", "forget")
 
-    def cells(w: Window) -> list[str]:
-        return [f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", f"{w.rest_rss_mb:.0f}",
-                f"{w.rest_anon_mb:.0f}", str(w.files),
-                *[f"{w.p95(k):.0f}" if w.p95(k) is not None else "" for k in kinds]]
-
     return [
         "The store grew meanwhile (the search p95 above grows with it), so the soak ends with "
         "a control that tells uptime from size: the same requests to the soaked host and, "
@@ -296,11 +301,9 @@ def control_lines(control: Control, args: argparse.Namespace, verdict: str) -> l
         f"read, with {args.probe_pages} new pages read among them and forgotten at the end "
         "(so the store is the same for both), sent twice, the second pass measured:",
         "",
-        report.table(["host", "RSS MB", "of it anonymous MB", "at rest: RSS MB",
-                      "at rest: anonymous MB", "open files",
-                      *[f"{k} p95 ms" for k in kinds]],
-                     [["soaked", *cells(control.soaked)],
-                      ["fresh, same store", *cells(control.fresh)]]),
+        report.table(["host", *MEMORY_COLUMNS, *[f"{k} p95 ms" for k in kinds]],
+                     [["soaked", *control.soaked.cells(kinds)],
+                      ["fresh, same store", *control.fresh.cells(kinds)]]),
         "",
         f"Soaked against fresh: {verdict}. Then the fresh host went on through "
         f"{len(control.windows)} window(s) of the soak's mix (the \"fresh host\" rows of "
@@ -327,14 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     kinds = [k for k in ("page", "revisit", "search", "ask", "forget")
              if any(w.ms.get(k) for w in windows)]
 
-    def row(w: Window, label: str) -> list:
-        return [label, f"{w.rss_mb:.0f}", f"{w.anon_mb:.0f}", f"{w.rest_rss_mb:.0f}",
-                f"{w.rest_anon_mb:.0f}", w.files,
-                *[(f"{w.p95(k):.0f}" if w.p95(k) is not None else "") for k in kinds]]
-
-    rows = [row(w, f"{w.ops:,}") for w in windows]
+    rows = [[f"{w.ops:,}", *w.cells(kinds)] for w in windows]
     if control:
-        rows += [row(w, f"fresh host, {w.ops:,}") for w in control.windows]
+        rows += [[f"fresh host, {w.ops:,}", *w.cells(kinds)] for w in control.windows]
     measures = {"RSS": lambda w: w.rss_mb, "anonymous memory": lambda w: w.anon_mb,
                 "RSS at rest": lambda w: w.rest_rss_mb,
                 "anonymous memory at rest": lambda w: w.rest_anon_mb,
@@ -368,9 +366,8 @@ def main(argv: list[str] | None = None) -> int:
         "each request kind in that window (ms). Target: after the "
         "warm-up (the first quarter of the windows) each grows less than 10 %.",
         "",
-        report.table(["operations", "RSS MB", "of it anonymous MB", "at rest: RSS MB",
-                      "at rest: anonymous MB", "open files",
-                      *[f"{k} p95 ms" for k in kinds]], rows),
+        report.table(["operations", *MEMORY_COLUMNS, *[f"{k} p95 ms" for k in kinds]],
+                     rows),
         "",
         f"Growth after the warm-up, last window against the first: {verdict}.",
         "",

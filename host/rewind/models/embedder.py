@@ -55,6 +55,10 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray: ...
 
+    def _feeds(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Only what the session declares: exports differ (position_ids, token_type_ids)."""
+        return {name: arrays[name].astype(dt, copy=False) for name, dt in self._inputs.items()}
+
     def count_tokens(self, text: str) -> int: ...
 
     def truncate_to_tokens(self, text: str, n: int) -> str: ...
@@ -220,6 +224,10 @@ class OnnxEmbedder:
             "position_ids": positions,
         }
 
+    def _feeds(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Only what the session declares: exports differ (position_ids, token_type_ids)."""
+        return {name: arrays[name].astype(dt, copy=False) for name, dt in self._inputs.items()}
+
     def count_tokens(self, text: str) -> int:
         return len(self._tok.encode(self.spec.document_prefix + text).ids)
 
@@ -237,11 +245,9 @@ class OnnxEmbedder:
 
     def _run(self, encs: Sequence[Encoding]) -> np.ndarray:
         arrays = self._arrays(encs)
-        # Feed only what the session declares: exports differ (position_ids, token_type_ids).
-        feeds = {name: arrays[name].astype(dt, copy=False) for name, dt in self._inputs.items()}
         name = self.spec.output
         with self._run_slots:
-            (out,) = self._session.run([name], feeds)
+            (out,) = self._session.run([name], self._feeds(arrays))
         if name == "last_hidden_state":
             mask = arrays["attention_mask"][..., None].astype(np.float32)
             out = (out * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)
@@ -291,12 +297,10 @@ class OnnxEmbedder:
     def _shrink(self) -> None:
         """A one-token run that frees the arena's unused regions as it ends, then the C
         heap's free pages. A run still going keeps what it uses."""
-        feeds = self._arrays(self._encode(["."], self.spec.document_prefix))
+        feeds = self._feeds(self._arrays(self._encode(["."], self.spec.document_prefix)))
         try:
             with self._run_slots:
-                self._session.run([self.spec.output],
-                                  {n: feeds[n].astype(dt, copy=False)
-                                   for n, dt in self._inputs.items()}, _SHRINK)
+                self._session.run([self.spec.output], feeds, _SHRINK)
         except Exception:  # noqa: BLE001 - a tidy-up: the memory stays until the next one
             return
         heap.give_back()
@@ -342,6 +346,10 @@ class FakeEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)
+
+    def _feeds(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Only what the session declares: exports differ (position_ids, token_type_ids)."""
+        return {name: arrays[name].astype(dt, copy=False) for name, dt in self._inputs.items()}
 
     def count_tokens(self, text: str) -> int:
         return len(_WORD.findall(text))
