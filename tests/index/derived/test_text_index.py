@@ -107,10 +107,13 @@ def test_writer_is_kept_between_writes_and_released_when_idle(tmp_path, monkeypa
     assert index.catch_up(store) == 1  # the same writer: no wait for merges between writes
     with pytest.raises(ValueError, match="LockBusy"):
         index.index.writer()  # tantivy's lock is still ours
+    committed_through = index.index
     deadline = time.time() + 10
     while not released and time.time() < deadline:
         time.sleep(0.05)
     assert released  # idle: let go (its merges finished), and the engine's hook ran
+    # A new handle on the folder: the old one's bookkeeping of every commit goes with it.
+    assert index.index is not committed_through
     index.index.writer()  # the lock is free again
     assert len(index.search("words", 5)) == 2
 
