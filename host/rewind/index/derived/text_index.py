@@ -333,8 +333,9 @@ class TextIndex(TextQueries):
         """A new handle on the same folder, in place of the one the writer committed
         through. tantivy's Index object keeps something of every commit made through it
         until it is dropped, whether or not the writer is let go between commits: one
-        TextIndex taking 11,000 page writes (released every 256) held 71 MB more at the end,
-        the same with a new handle at each release 18 MB (docs/benchmarks.md, soak).
+        TextIndex taking 12,000 page writes (released every 256) rose from 145 to 217 MB
+        with the handle kept, and had no trend with a new one at each release
+        (docs/benchmarks.md, soak).
         Call with `_writer_lock` held and no writer in hand."""
         index = tantivy.Index(self.schema, path=str(self.dir), reuse=True)
         index.register_tokenizer(ANALYZER, self._index_analyzer())
