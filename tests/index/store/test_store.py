@@ -182,3 +182,15 @@ def test_reader_sees_committed_writes_while_writer_is_open(store, tmp_path):
     with pytest.raises(sqlite3.OperationalError):
         reader.db.execute("INSERT INTO meta(key, value) VALUES ('a', 'b')")
     reader.close()
+
+
+def test_id_lists_come_in_a_few_lengths_and_each_row_is_read_once(store):
+    from rewind.index.store.vector_rows import chunks
+
+    lengths = {len(marks.split(",")) for n in range(1, 1200) for _, marks in chunks(range(n), 500)}
+    assert lengths == {1, 2, 4, 8, 16, 32, 64, 128, 256, 500}  # statements the cache keeps
+    pids = [store.upsert_page(page(f"https://example.com/{i}", chash=f"h{i}"), passages(2),
+                              None, None)[0] for i in range(3)]  # 3 ids: padded to 4
+    rows = store.passages_of(pids)
+    assert len(rows) == 6 and len({passage_id for passage_id, _, _ in rows}) == 6
+    assert set(store.pages_by_ids(pids)) == set(pids)

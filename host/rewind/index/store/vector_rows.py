@@ -157,8 +157,15 @@ class VectorRows:
 
 
 def chunks(ids: Iterable[int], size: int) -> Iterator[tuple[list[int], str]]:
-    """`ids` in lists of at most `size`, each with its SQL placeholders."""
+    """`ids` in lists of at most `size`, each with its SQL placeholders.
+
+    A list is padded to a power of two (its last id repeated: `IN` is a set), so a query
+    comes in a few lengths: each length is a statement of its own, prepared and kept in the
+    connection's cache (128 of them), and a search's lists of any length between 1 and 500
+    would otherwise fill it with programs of hundreds of instructions.
+    """
     ids = [int(i) for i in ids]
     for start in range(0, len(ids), size):
         chunk = ids[start:start + size]
+        chunk += chunk[-1:] * (min(size, 1 << (len(chunk) - 1).bit_length()) - len(chunk))
         yield chunk, ",".join("?" * len(chunk))
