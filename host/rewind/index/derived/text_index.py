@@ -19,11 +19,11 @@ Merges never block a write: a process keeps its tantivy writer between writes (a
 does not wait for merges; tantivy merges segments on its own threads, by its default log
 merge policy) and lets it go after IDLE_RELEASE_S without writes, or after
 WRITER_MAX_COMMITS commits under a steady stream of them, waiting for the merges on a
-background thread, then opens the folder again (`_reopen`: what tantivy keeps per commit
-goes with the old handle). A write that finds tantivy's lock taken meanwhile (by that
-release, or by another process's writer) leaves the text index behind the store and says
-so (`catch_up` returns None); `on_released` — the engine's catch-up under its write lock —
-runs after each release and picks up what was left, and the store stays the truth.
+background thread, then opens the folder again (`_reopen`). A write that finds tantivy's
+lock taken meanwhile (by that release, or by another process's writer) leaves the text
+index behind the store and says so (`catch_up` returns None); `on_released` — the engine's
+catch-up under its write lock — runs after each release and picks up what was left, and
+the store stays the truth.
 A merge of 8 segments of 40k passages takes ~10 s on this machine: when every write
 waited for merges, a page write could wait that long. A merge that runs out of room (a full
 disk) fails alone, the segments it merged stay searchable, but its half-written segment
@@ -330,13 +330,9 @@ class TextIndex(TextQueries):
             return
 
     def _reopen(self) -> None:
-        """A new handle on the same folder, in place of the one the writer committed
-        through. tantivy's Index object keeps something of every commit made through it
-        until it is dropped, whether or not the writer is let go between commits: one
-        TextIndex taking 12,000 page writes (released every 256) rose from 145 to 217 MB
-        with the handle kept, and had no trend with a new one at each release
-        (docs/benchmarks.md, soak).
-        Call with `_writer_lock` held and no writer in hand."""
+        """A new handle on the folder: tantivy's Index keeps something of every commit
+        made through it until dropped (12,000 page writes: 145 → 217 MB with one handle, no
+        trend with a new one at each release; benchmarks.md, soak). With `_writer_lock`."""
         index = tantivy.Index(self.schema, path=str(self.dir), reuse=True)
         index.register_tokenizer(ANALYZER, self._index_analyzer())
         self.index, self._searcher = index, None
