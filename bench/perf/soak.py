@@ -341,8 +341,7 @@ def main(argv: list[str] | None = None) -> int:
     checks = {name: growth(windows, f) for name, f in measures.items()}
     probe_kinds = ("page", "search", "ask", "forget")
     probe_measures = {**{k: measures[k] for k in ("RSS", "anonymous memory", "RSS at rest",
-                                                  "anonymous memory at rest")},
-                      "open files": measures["open files"],
+                                                  "anonymous memory at rest", "open files")},
                       **{f"{k} p95": (lambda w, k=k: w.p95(k)) for k in probe_kinds}}
     uptime = {name: ratio(control.soaked, control.fresh, f) if control else None
               for name, f in probe_measures.items()}

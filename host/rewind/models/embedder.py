@@ -55,10 +55,6 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray: ...
 
-    def _feeds(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Only what the session declares: exports differ (position_ids, token_type_ids)."""
-        return {name: arrays[name].astype(dt, copy=False) for name, dt in self._inputs.items()}
-
     def count_tokens(self, text: str) -> int: ...
 
     def truncate_to_tokens(self, text: str, n: int) -> str: ...
@@ -346,10 +342,6 @@ class FakeEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)
-
-    def _feeds(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Only what the session declares: exports differ (position_ids, token_type_ids)."""
-        return {name: arrays[name].astype(dt, copy=False) for name, dt in self._inputs.items()}
 
     def count_tokens(self, text: str) -> int:
         return len(_WORD.findall(text))

@@ -321,7 +321,6 @@ class TextIndex(TextQueries):
                 with self._writer_lock:
                     if self._writer is None:  # no write took one meanwhile
                         self._reopen()
-                self._searcher = None
                 self.collect_leftovers()
                 heap.give_back()  # the writer's buffers and merges: tens of MB, now free
             if self.on_released is not None:
