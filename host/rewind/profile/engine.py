@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
@@ -74,6 +75,9 @@ class Rewind:
                                     self.model, self.vectors, self.at_rest,
                                     self.forgetting.sizes, lambda: self.holding().count())
         self._gate: Gate | None = None
+        # A hybrid search's BM25 half runs here while its dense half scans the codes: both
+        # leave the GIL (tantivy, numpy), so on two cores the halves overlap.
+        self._keyword_worker = ThreadPoolExecutor(1, thread_name_prefix="rewind-keyword")
         if not readonly:
             self.writer.recover(then=self.forgetting.retain)  # the person's limits, at start
             if self.held.expire() or self.holding().count():
@@ -86,6 +90,7 @@ class Rewind:
 
     def close(self) -> None:
         self.held.stop_timer()
+        self._keyword_worker.shutdown()
         self.text_index.close()  # its merges finish: the folder is settled
         self.stores.close()
 
@@ -344,7 +349,7 @@ class Rewind:
             yield Searcher(store, self.text_index, self.vectors.index(),
                            emb.embed_query if emb else None,
                            emb.confidence if emb else None, self.settings,
-                           self.model.problem, scope)
+                           self.model.problem, scope, self._keyword_worker)
 
     def search(self, query: SearchQuery) -> SearchResponse:
         with self.searcher() as searcher:

@@ -4,7 +4,8 @@
 the sources of an answer or a built context (answers/context.py) are both made from what
 it returns, so a query is fused the same way wherever it is asked. Every candidate gets
 its cosine with the query when the embedder is there (fusion, confidence and the answer
-side use it); without an embedder retrieval goes on with BM25 alone and says why.
+side use it); without an embedder retrieval goes on with BM25 alone and says why. A hybrid
+search's BM25 runs on the engine's worker thread while the dense stages scan the codes.
 A Searcher with a `scope` (an AI tool's part of the history) retrieves only from the pages
 the scope admits: both retrievers take it into their queries (index/store/page_filter.py).
 This module must never write to any store.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +23,7 @@ import numpy as np
 from ..config import Settings
 from ..errors import Code, RewindError
 from ..index.derived.text_index import TextIndex
+from ..index.derived.text_queries import KeywordHit
 from ..index.derived.vectors import VectorIndex
 from ..index.store import page_filter
 from ..index.store.page_filter import PageFilter
@@ -72,7 +75,7 @@ class Searcher:
     def __init__(self, store: Store, text_index: TextIndex, vectors: VectorIndex | None,
                  embed_query: Callable[[str], np.ndarray] | None, confidence: Confidence | None,
                  settings: Settings, embedder_problem: str | None = None,
-                 scope: PageFilter | None = None):
+                 scope: PageFilter | None = None, worker: Executor | None = None):
         self.store = store
         self.scope = scope  # a reader's part of the history (mcp/access.py): all it sees
         self.text_index = text_index
@@ -81,6 +84,7 @@ class Searcher:
         self.confidence = confidence  # None without an embedder: no cosine scale
         self.settings = settings
         self.embedder_problem = embedder_problem
+        self._worker = worker  # runs a hybrid search's BM25 beside its dense stages
         # Stored vectors read while this Searcher is held (retrieval, then MMR and the
         # answer's packing): each passage's read once. A Searcher lives for one search.
         self._memo: dict[int, np.ndarray] = {}
@@ -125,12 +129,20 @@ class Searcher:
                 self.text_index.check_usable()
             except RewindError as exc:
                 damaged = exc
-        keyword_hits = []  # first: their vectors are read with the dense candidates'
+        by_meaning = mode in ("semantic", "hybrid") and qvec is not None
+        keyword_hits: list[KeywordHit] = []
+        keyword_job: Future[list[KeywordHit]] | None = None
         if mode == "keyword" or (mode == "hybrid" and damaged is None):
-            keyword_hits = self.text_index.search(text, k, where=where)
-        if mode in ("semantic", "hybrid") and qvec is not None:
-            for h in self._vectors.search(qvec, k, allowed, memo=self._memo,
-                                          also=[h.passage_id for h in keyword_hits]):
+            if by_meaning and self._worker is not None:
+                keyword_job = self._worker.submit(self.text_index.search, text, k, where=where)
+            else:
+                keyword_hits = self.text_index.search(text, k, where=where)
+        if by_meaning:
+            shortlist = self._vectors.shortlist(qvec, k, allowed)
+            if keyword_job is not None:  # its hits' vectors are read with the shortlist's
+                keyword_hits = keyword_job.result()
+            for h in self._vectors.rank(qvec, k, shortlist, memo=self._memo,
+                                        also=[h.passage_id for h in keyword_hits]):
                 dense[h.passage_id] = h.similarity
                 page_of[h.passage_id] = h.page_id
         keyword_degraded = None

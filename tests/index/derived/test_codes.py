@@ -53,6 +53,36 @@ def test_int8_scores_rank_like_exact_cosines():
     assert len(set(np.argsort(-approx)[:10]) & set(np.argsort(-exact)[:10])) >= 9
 
 
+def test_bit_scores_sum_the_rotated_query_over_set_bits():
+    rng = np.random.default_rng(3)
+    x = unit(rng, 500, 100)
+    q = Quantiser.fit(x, 100, 100)  # 100 bits: the second word is part padding
+    c = q.codes(x)
+    query = unit(rng, 1, 100)[0]
+    rotated = query @ q.rotation
+    bits = ((x - q.centre) @ q.rotation) > 0
+    exact = (bits * rotated).sum(axis=1)
+    approx = q.bit_scores(c, query)
+    # each set bit's component is off by at most half a level of the 4-bit query
+    unit_step = (rotated.max() - rotated.min()) / (2 ** codes.QUERY_BITS - 1)
+    assert np.all(np.abs(approx - exact) <= bits.sum(axis=1) * unit_step / 2 + 1e-4)
+    np.testing.assert_allclose(q.bit_scores(c[:, 40:60], query), approx[40:60])
+
+
+def test_bit_scores_find_true_neighbours_hamming_distance_misses():
+    rng = np.random.default_rng(4)
+    x = unit(rng, 3000, 64)
+    q = Quantiser.fit(x, 64, 64)
+    c = q.codes(x)
+    by_bits, by_hamming = [], []
+    for query in unit(rng, 40, 64):
+        true = set(np.argsort(-(x @ query))[:10])
+        by_bits.append(len(true & set(np.argsort(-q.bit_scores(c, query))[:150])))
+        dist = codes.hamming(c, q.codes(query[None]))
+        by_hamming.append(len(true & set(np.argsort(dist, kind="stable")[:150])))
+    assert np.mean(by_bits) > np.mean(by_hamming) + 0.5, (np.mean(by_bits), np.mean(by_hamming))
+
+
 def test_quantiser_without_a_sample_still_encodes_unit_vectors():
     q = Quantiser.fit(np.empty((0, 8), np.float32), 8, 8)
     v = np.eye(8, dtype=np.float32)

@@ -1,14 +1,16 @@
 """Compressed forms of unit vectors for dense search: 1-bit codes and int8 rows.
 
-Search runs in three stages (index/derived/vectors.py); this module holds the first two:
+Search runs in stages (index/derived/vectors.py); this module holds all but the exact one:
 - a 1-bit code per passage, scanned by Hamming distance: the signs of the vector's first
   `bits` dimensions (fewer than all: Matryoshka truncation) after subtracting a centre (a
   model's vectors share a common direction) and applying a random rotation (so that every
   bit carries as much of the vector as any other, however uneven the model's dimensions);
   codes are word-major — word w of every row in one contiguous uint64 array — so a scan
   streams each word column once: 48 bytes a passage at 384 bits;
-- an int8 row per passage (per-dimension affine scale): read only for the scan's
-  candidates, to pick the few whose exact vectors are read from the store.
+- the same codes scored against the query's own components (`bit_scores`), for the
+  scan's candidates only: a finer order than Hamming distance at no extra memory;
+- an int8 row per passage (per-dimension affine scale): read only for the best of those,
+  to pick the few whose exact vectors are read from the store.
 This module must never rank by anything but these approximations: exact scores come later.
 """
 
@@ -20,6 +22,7 @@ import numpy as np
 
 WORD_BITS = 64
 NO_MATCH = np.iinfo(np.uint16).max  # the distance of rows a filter excludes
+QUERY_BITS = 4  # bits of a query component in bit_scores
 
 
 def words(bits: int) -> int:
@@ -65,6 +68,36 @@ class Quantiser:
         """(n, dim) vectors -> (n, dim) int8 rows (clipped to the fitted range)."""
         q = np.rint((vectors - self.low) / self.step)
         return (np.clip(q, 0, 255) - 128).astype(np.int8)
+
+    def bit_scores(self, code_rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Approximate cosines of (words, m) codes with the float `query`, up to an affine
+        map: for ranking. The query is not reduced to signs (RaBitQ's asymmetric estimate):
+        each rotated component weighs its bit, so a candidate agreeing on the query's large
+        components outranks one agreeing on its small ones, which Hamming distance cannot
+        tell apart. The components are cut to 4 bits and summed one bit plane at a time by
+        popcount: 4x a Hamming scan's work, done on its candidates only."""
+        rotated = (query[: self.bits] @ self.rotation).astype(np.float32)
+        low = float(rotated.min())
+        unit = float(rotated.max() - low) / (2 ** QUERY_BITS - 1) or 1.0
+        levels = np.zeros(code_rows.shape[0] * WORD_BITS, np.uint8)
+        levels[: self.bits] = np.rint((rotated - low) / unit)
+        m = code_rows.shape[1]
+        plane_sum = np.zeros(m, np.uint16)
+        set_bits = np.zeros(m, np.uint16)
+        scratch = np.empty(m, np.uint64)
+        counts = np.empty(m, np.uint8)
+        for p in reversed(range(QUERY_BITS)):  # Horner: sum of 2^p * popcount(code & plane p)
+            plane = np.packbits(((levels >> p) & 1).reshape(-1, WORD_BITS), axis=1,
+                                bitorder="little").view("<u8")[:, 0]
+            np.multiply(plane_sum, 2, out=plane_sum)
+            for w, word in enumerate(plane):
+                np.bitwise_and(code_rows[w], word, out=scratch)
+                np.bitwise_count(scratch, out=counts)
+                np.add(plane_sum, counts, out=plane_sum)
+        for w in range(code_rows.shape[0]):  # padding bits are 0 in codes and planes alike
+            np.bitwise_count(code_rows[w], out=counts)
+            np.add(set_bits, counts, out=set_bits)
+        return low * set_bits + unit * plane_sum.astype(np.float32)
 
     def int8_scores(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Approximate cosines of int8 `rows` with `query`, up to a constant: for ranking.

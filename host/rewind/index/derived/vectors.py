@@ -2,11 +2,12 @@
 
 Each passage with a vector of the active model has a 1-bit code and an int8 row
 (index/derived/codes.py: 48 + 384 bytes at 384 dimensions, against 1,536 for float32). A search
-runs three stages: every code by Hamming distance, keeping the `candidates` nearest; their
-int8 rows (memory-mapped: only these rows are read), keeping the `rescore` best; their
-stored vectors (float16, the truth, from the store), ranked by exact cosine. The
+runs four stages: every code by Hamming distance, keeping the `candidates` nearest; their
+codes scored against the query's components, keeping the `refine` best; their int8 rows
+(memory-mapped: only these rows are read), keeping the `rescore` best; their stored
+vectors (float16, the truth, from the store), ranked by exact cosine. The
 similarities returned are exact, and the top k equals exact search unless a true neighbour
-is lost in the first two stages (bench/perf/scale.py measures how often: recall@10 against
+is lost in the first three stages (bench/perf/scale.py measures how often: recall@10 against
 exact float32 search).
 
 The codes are derived from the store and kept as a memory-mapped snapshot
@@ -37,9 +38,11 @@ from .vector_file import Snapshot
 
 # Above this share of changed pages, rebuilding everything is cheaper than patching.
 _FULL_RELOAD_SHARE = 0.2
-# Candidates kept by the Hamming scan (at least 10 k), and by their int8 rows for exact
-# rescoring (at least 2 k). Chosen with bench/perf/scale.py at 1M passages (docs/benchmarks.md).
+# Candidates kept by the Hamming scan (at least 10 k), by their codes' scores against the
+# query for the int8 stage, and by their int8 rows for exact rescoring (at least 2 k).
+# Chosen with bench/perf/scale.py at 100k and 1M passages (docs/benchmarks.md).
 CANDIDATES = 15_000
+REFINE = 4_000
 RESCORE = 100
 # A delta this large (rows added or removed since the snapshot) is folded into a new one.
 COMPACT_MIN_ROWS = 10_000
@@ -54,6 +57,17 @@ class DenseHit:
     similarity: float
 
 
+@dataclass
+class Shortlist:
+    """What the coarse stages kept for one query: rows (a passage's pieces may repeat)."""
+    passage_ids: np.ndarray  # int64
+    page_ids: np.ndarray  # int64, the page of each
+
+    @classmethod
+    def none(cls) -> Shortlist:
+        return cls(np.empty(0, np.int64), np.empty(0, np.int64))
+
+
 class VectorIndex:
     """Codes of one model's vectors. `directory`: where the snapshot lives (None: memory
     only); `persist`: whether this process may write it (read-only engines only read it);
@@ -62,13 +76,14 @@ class VectorIndex:
 
     def __init__(self, model_id: str, dim: int, directory: Path | None = None, *,
                  persist: bool = True, bits: int | None = None,
-                 candidates: int = CANDIDATES, rescore: int = RESCORE,
+                 candidates: int = CANDIDATES, refine: int = REFINE, rescore: int = RESCORE,
                  cipher: FieldCipher | None = None):
         self.model_id = model_id
         self.cipher = cipher
         self.dim = dim
         self.bits = min(bits or dim, dim)
         self.candidates = candidates
+        self.refine = refine
         self.rescore = rescore
         self.path = directory / f"{snapshot_prefix(model_id)}{self.bits}.rvec" \
             if directory else None
@@ -233,14 +248,20 @@ class VectorIndex:
     def search(self, query: np.ndarray, k: int, allowed_pages: np.ndarray | None = None,
                *, also: Sequence[int] = (), memo: dict[int, np.ndarray] | None = None,
                ) -> list[DenseHit]:
-        """Top-k passages by exact cosine among the candidates of the two coarse stages.
+        """Top-k passages by exact cosine among the candidates of the three coarse stages.
         `also`: passages whose stored vectors are read in the same batch (a search's
         keyword hits), never ranked here; `memo` is given every vector read (a passage's
         first piece; zeros for one without a vector), for `vectors_for`."""
+        query = np.asarray(query, np.float32)
+        return self.rank(query, k, self.shortlist(query, k, allowed_pages), also=also,
+                         memo=memo)
+
+    def shortlist(self, query: np.ndarray, k: int, allowed_pages: np.ndarray | None = None
+                  ) -> Shortlist:
+        """The coarse stages: the passages whose stored vectors `rank` reads. Memory only
+        (the codes and the mapped int8 rows): a search runs its keyword half meanwhile."""
         if self._snap is None or not len(self) or k <= 0:
-            if memo is not None and len(also):
-                self.vectors_for(list(also), memo)
-            return []
+            return Shortlist.none()
         snap, quant = self._snap, self._snap.quantiser
         query = np.asarray(query, np.float32)
         qcode = quant.codes(query[None])
@@ -254,21 +275,32 @@ class VectorIndex:
             pages = np.concatenate([snap.page_ids, self._extra_pages])
             dist[~_member(pages, np.asarray(allowed_pages, np.int64))] = codes.NO_MATCH
         rows = codes.nearest(dist, max(self.candidates, 10 * k))  # ascending
-        if not len(rows):
-            if memo is not None and len(also):
-                self.vectors_for(list(also), memo)
-            return []
-        split = int(np.searchsorted(rows, n))
-        rows8 = np.concatenate([snap.int8[rows[:split]], self._extra_int8[rows[split:] - n]])
-        approx = quant.int8_scores(rows8, query)
         keep = max(self.rescore, 2 * k)
+        refine = max(self.refine, keep)
+        split = int(np.searchsorted(rows, n))
+        if len(rows) > refine:
+            approx = quant.bit_scores(np.concatenate(
+                [snap.codes[:, rows[:split]], self._extra_codes[:, rows[split:] - n]], axis=1),
+                query)
+            rows = np.sort(rows[np.argpartition(-approx, refine - 1)[:refine]])
+            split = int(np.searchsorted(rows, n))
         if len(rows) > keep:
+            rows8 = np.concatenate([snap.int8[rows[:split]], self._extra_int8[rows[split:] - n]])
+            approx = quant.int8_scores(rows8, query)
             rows = rows[np.argpartition(-approx, keep - 1)[:keep]]
-        pids = _take(snap.passage_ids, self._extra_pids, rows, n)
-        page_of = dict(zip(pids.tolist(), _take(snap.page_ids, self._extra_pages, rows, n)
-                           .tolist(), strict=True))
-        candidates = np.unique(pids)
-        extra = np.setdiff1d(np.asarray(also, np.int64), candidates) if len(also) else ()
+        return Shortlist(_take(snap.passage_ids, self._extra_pids, rows, n),
+                         _take(snap.page_ids, self._extra_pages, rows, n))
+
+    def rank(self, query: np.ndarray, k: int, shortlist: Shortlist, *,
+             also: Sequence[int] = (), memo: dict[int, np.ndarray] | None = None,
+             ) -> list[DenseHit]:
+        """The exact stage: the shortlist's stored vectors read (with `also`'s, for `memo`)
+        and the top k by cosine."""
+        candidates = np.unique(shortlist.passage_ids)
+        extra = (np.setdiff1d(np.asarray(also, np.int64), candidates)
+                 if memo is not None and len(also) else np.empty(0, np.int64))
+        if not len(candidates) and not len(extra):
+            return []
         found, mat = self._exact(np.union1d(candidates, extra) if len(extra) else candidates)
         if memo is not None:
             _remember(memo, found, mat, extra, self.dim)
@@ -277,7 +309,9 @@ class VectorIndex:
             found, mat = found[ranked], mat[ranked]
         if not len(found):
             return []
-        found, scores = best_piece(found, mat @ query)
+        page_of = dict(zip(shortlist.passage_ids.tolist(), shortlist.page_ids.tolist(),
+                           strict=True))
+        found, scores = best_piece(found, mat @ np.asarray(query, np.float32))
         top = np.lexsort((found, -scores))[:k]
         return [DenseHit(int(found[i]), page_of[int(found[i])], float(scores[i])) for i in top]
 
