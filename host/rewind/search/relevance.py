@@ -143,11 +143,11 @@ def read(searcher: Searcher, query: str, found: Retrieved, hits: Sequence[Passag
         title = pages[page_id].title if page_id in pages else ""
         return set(ti.terms(f"{title}\n{passage.text}"))
 
-    by_page_cos: dict[int, float] = {}
+    best_cos: dict[int, float] = {}  # each page's best cosine; the scale map is increasing
     for h in found.hits:
-        if h.similarity is not None:
-            by_page_cos[h.page_id] = max(by_page_cos.get(h.page_id, -1.0),
-                                         _reference(searcher, h.similarity))
+        if h.similarity is not None and h.similarity > best_cos.get(h.page_id, -2.0):
+            best_cos[h.page_id] = h.similarity
+    by_page_cos = {page: _reference(searcher, c) for page, c in best_cos.items()}
     ranked_pages = sorted(by_page_cos, key=by_page_cos.get, reverse=True)
     cos_top = by_page_cos[ranked_pages[0]] if ranked_pages else 0.0
     cos_next = by_page_cos[ranked_pages[1]] if len(ranked_pages) > 1 else 0.0

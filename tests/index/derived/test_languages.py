@@ -104,6 +104,13 @@ def test_a_declared_language_the_text_contradicts_is_corrected():
     assert normalise("zh_Hans") == "zh" and normalise("nb-NO") == "no" and normalise("") is None
 
 
+def test_the_detector_reads_text_of_twenty_letters_or_more():
+    few = "— Das ist, ja: gut! abcdefgh"  # 19 letters among other characters
+    assert sum(c.isalnum() for c in few) == 19
+    assert detect(few).detected is None
+    assert detect(few + "h").detected is not None
+
+
 def test_bigrams_and_english_as_before():
     assert bigrams("管理") == ["管理"] and bigrams("設定ファイル")[:2] == ["設定", "定フ"]
     a = Analysis()
