@@ -138,13 +138,15 @@ class Searcher:
             else:
                 keyword_hits = self.text_index.search(text, k, where=where)
         if by_meaning:
-            shortlist = self._vectors.shortlist(qvec, k, allowed)
-            if keyword_job is not None:  # its hits' vectors are read with the shortlist's
-                keyword_hits = keyword_job.result()
-            for h in self._vectors.rank(qvec, k, shortlist, memo=self._memo,
+            # Beside a running BM25 the shortlist's vectors are read at once (SQLite leaves
+            # the GIL too) and the keyword-only hits' below; after it, in the same batch.
+            for h in self._vectors.rank(qvec, k, self._vectors.shortlist(qvec, k, allowed),
+                                        memo=self._memo,
                                         also=[h.passage_id for h in keyword_hits]):
                 dense[h.passage_id] = h.similarity
                 page_of[h.passage_id] = h.page_id
+        if keyword_job is not None:
+            keyword_hits = keyword_job.result()
         keyword_degraded = None
         if damaged is not None:
             if not dense:  # nothing by meaning either: the keyword index's error, with the fix
