@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from answer_fixtures import PAGES
 from rewind import logistic
+from rewind.index.store.records import PassageRecord
 from rewind.search import PassageQuery, SearchQuery, relevance
-from rewind.search.relevance import _coverage
+from rewind.search.relevance import _coverage, _other_language
 
 
 def test_coverage_weighs_rare_terms():
@@ -19,6 +20,27 @@ def test_coverage_weighs_rare_terms():
     weighted, rare = _coverage(idf, {"often"})
     assert weighted == pytest.approx(0.5 / 5.5) and rare == 0.0
     assert _coverage({}, {"x"}) == (0.0, 0.0)
+
+
+class _Index:  # what _other_language reads of a Searcher: the history's languages
+    def __init__(self, langs):
+        self.text_index = type("T", (), {"languages": lambda _self: set(langs)})()
+
+
+def test_only_a_history_in_two_languages_asks_a_passage_its_language():
+    english = ("The borrow checker rejects two mutable references to the same value at "
+               "once, which is what keeps data races out of safe Rust code.")
+    german = ("Der Sauerteig braucht jeden Tag frisches Mehl und Wasser, sonst wird er "
+              "sauer und die Hefen sterben langsam ab.")
+    code = "0x1F 0x2A 0x3B 0x4C 0x5D 0x6E 0x7F 0x80 0x91 0xA2 0xB3 0xC4 0xD5 0xE6 0xF7"
+    records = {i: (1, PassageRecord(t, i, (0, len(t)))) for i, t in
+               enumerate((english, german, code))}
+    query = "why does the borrow checker reject two mutable references"
+    # English, pages too short to tell and code: one language, nothing to ask
+    alone = _other_language(_Index({"en", "und", "zxx"}), query, records)
+    assert [alone(i) for i in range(3)] == [False, False, False]
+    mixed = _other_language(_Index({"en", "de", "zxx"}), query, records)
+    assert [mixed(i) for i in range(3)] == [False, True, None]  # code: in no language
 
 
 def test_the_shipped_gauge_is_fitted_and_its_thresholds_are_ordered():

@@ -41,6 +41,7 @@ HIT_FEATURES = ("cos", "kw_share", "cover", "cover_rare", "first")
 # (query likelihood), AUC 0.56-0.60 on the tune sources.
 QUERY_FEATURES = ("cos_top", "cover", "cover_rare", "agree")
 TOP = 3  # passages read for the query's coverage
+NOT_LANGUAGES = {languages.UNKNOWN, languages.NO_LANGUAGE}  # verdicts naming no language
 
 
 @dataclass(frozen=True)
@@ -100,14 +101,15 @@ def _reference(searcher: Searcher, cosine: float) -> float:
 
 def _other_language(searcher: Searcher, query: str, records: dict
                     ) -> Callable[[int], bool | None]:
-    """Whether a passage is in another language than the query (None: too short to tell):
-    then the query's words cannot be in it whatever it says (the multilingual model found
-    it by meaning), and its coverage says nothing. Asked only of a history that holds more
-    than English."""
-    if len(searcher.text_index.languages()) < 2:
+    """Whether a passage is in another language than the query (None: too short to tell,
+    or no language at all, like code): then the query's words cannot be in it whatever it
+    says (the multilingual model found it by meaning), and its coverage says nothing. Asked
+    only of a history that holds more than English ("undetermined" pages are analysed as
+    English, and code is in no language)."""
+    if len(searcher.text_index.languages() - NOT_LANGUAGES) < 2:
         return lambda _pid: False
     asked = languages.detect(query).lang
-    if asked == languages.UNKNOWN:
+    if asked in NOT_LANGUAGES:
         return lambda _pid: False
     seen: dict[int, bool | None] = {}
 
@@ -115,7 +117,7 @@ def _other_language(searcher: Searcher, query: str, records: dict
         if pid not in seen:
             passage = records.get(pid, (None, None))[1]
             lang = languages.detect(passage.text).lang if passage is not None else asked
-            seen[pid] = None if lang == languages.UNKNOWN else lang != asked
+            seen[pid] = None if lang in NOT_LANGUAGES else lang != asked
         return seen[pid]
 
     return other

@@ -20,6 +20,7 @@ from .langid_walk import Walker
 SAMPLE_CHARS = 3000  # the detector reads this much of a page (its start, where the prose is)
 CONFIDENT = 0.9  # a detector verdict below this leaves the declared language standing
 UNKNOWN = "und"  # BCP 47's "undetermined"
+NO_LANGUAGE = "zxx"  # BCP 47's "no linguistic content": the detector's verdict on code, tables
 REMEMBERED = 20_000  # verdicts the detector keeps, by the text's digest (no text kept)
 
 NAMES = {
