@@ -95,8 +95,10 @@ def _closest_cut() -> float:
     return relevance.gauge().closest
 
 
-def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str,
-               answer_mod: Any) -> dict[str, Any]:  # fmt: skip
+def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str
+               ) -> dict[str, Any]:  # fmt: skip
+    from rewind.answers.prompt import COULD_NOT_FIND
+
     by_n = {s["n"]: s["url"] for s in res.sources}
     cited: list[str] = []
     if res.supported:
@@ -108,7 +110,7 @@ def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str,
     return {
         "mode": kind,
         "answered": bool(res.supported),
-        "could_not_find": res.answer.startswith(answer_mod.COULD_NOT_FIND),
+        "could_not_find": res.answer.startswith(COULD_NOT_FIND),
         # The closest passage, quoted (answers/closest.py): shown where "couldn't find"
         # was before, so "before" is could_not_find or closest, from the same run.
         "closest": res.outcome == "closest",
@@ -177,7 +179,7 @@ def run_source(ds: devsets.DevSet, ctx: dict[str, Any], n_ask: int, llm: bool,
                                     raise SystemExit(f"no language model: {p and p.message}")
                                 ctx["llm_obj"] = answerer.llm()
                             res = answerer.ask(q.question, extractive=mode == "extractive")
-                            row[mode] = ask_record(res, q, gold_url, mode, answer_mod)
+                            row[mode] = ask_record(res, q, gold_url, mode)
                     out["rows"].append(row)
             progress(f"  {ds.name} {store}: {len(qs)} questions")
     return out
