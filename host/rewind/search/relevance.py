@@ -138,12 +138,15 @@ def read(searcher: Searcher, query: str, found: Retrieved, hits: Sequence[Passag
     records = searcher.passage_records(wanted)
     pages = searcher.pages({page for page, _ in records.values()})
 
+    analysed: dict[int, set[str]] = {}  # the top passages are mostly among `hits` too
+
     def terms_of(pid: int) -> set[str]:
-        page_id, passage = records.get(pid, (None, None))
-        if passage is None:
-            return set()
-        title = pages[page_id].title if page_id in pages else ""
-        return set(ti.terms(f"{title}\n{passage.text}"))
+        if pid not in analysed:
+            page_id, passage = records.get(pid, (None, None))
+            title = pages[page_id].title if page_id in pages else ""
+            analysed[pid] = (set() if passage is None
+                             else set(ti.terms(f"{title}\n{passage.text}")))
+        return analysed[pid]
 
     best_cos: dict[int, float] = {}  # each page's best cosine; the scale map is increasing
     for h in found.hits:
