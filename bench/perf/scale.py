@@ -332,7 +332,7 @@ time, for other pool sizes. `1-bit, exact`: the Hamming scan's candidates rescor
 store (no later stage); `1-bit, int8, exact`: the candidates' int8 rows pick `rescore` for
 exact rescoring; `bit scores`: before that, the candidates' codes scored against the
 query's components keep `refine` for the int8 stage
-(the engine: {engine_pools(results[-1]) if results else ""}, at least 2 k when k is larger).
+(the engine: {engine_pools(results[-1]) if results else ""}, at least 1.25 k when k is larger).
 
 {stage_tables}
 """)

@@ -39,7 +39,8 @@ from .vector_file import Snapshot
 # Above this share of changed pages, rebuilding everything is cheaper than patching.
 _FULL_RELOAD_SHARE = 0.2
 # Candidates kept by the Hamming scan (at least 10 k), by their codes' scores against the
-# query for the int8 stage, and by their int8 rows for exact rescoring (at least 2 k).
+# query for the int8 stage, and by their int8 rows for exact rescoring (at least 1.25 k:
+# int8 ranks close to exact, so a quarter more rows than asked for is margin enough).
 # Chosen with bench/perf/scale.py at 100k and 1M passages (docs/benchmarks.md).
 CANDIDATES = 15_000
 REFINE = 4_000
@@ -275,7 +276,7 @@ class VectorIndex:
             pages = np.concatenate([snap.page_ids, self._extra_pages])
             dist[~_member(pages, np.asarray(allowed_pages, np.int64))] = codes.NO_MATCH
         rows = codes.nearest(dist, max(self.candidates, 10 * k))  # ascending
-        keep = max(self.rescore, 2 * k)
+        keep = max(self.rescore, k + k // 4)
         refine = max(self.refine, keep)
         split = int(np.searchsorted(rows, n))
         if len(rows) > refine:
