@@ -19,7 +19,7 @@ Merges never block a write: a process keeps its tantivy writer between writes (a
 does not wait for merges; tantivy merges segments on its own threads, by its default log
 merge policy) and lets it go after IDLE_RELEASE_S without writes, or after
 WRITER_MAX_COMMITS commits under a steady stream of them, waiting for the merges on a
-background thread, then opens the folder again (`_reopen`). A write that finds tantivy's
+background thread, then opens the folder again (a new handle). A write that finds tantivy's
 lock taken meanwhile (by that release, or by another process's writer) leaves the text
 index behind the store and says so (`catch_up` returns None); `on_released` — the engine's
 catch-up under its write lock — runs after each release and picks up what was left, and
@@ -121,23 +121,28 @@ class TextIndex(TextQueries):
         try:
             if readonly and self._stale:
                 raise ValueError("the index holds terms of another kind")
-            self.index = tantivy.Index(self.schema, path=str(directory), reuse=True)
+            self.index = self._opened(reuse=True)
         except ValueError:
             if readonly:  # a reader cannot repair it: searches say so (`unusable`)
                 self.damage = self.damage or ["it could not be opened"]
-                self.index = tantivy.Index(self.schema)
-                self.index.register_tokenizer(ANALYZER, self._index_analyzer())
+                self.index = self._opened(reuse=None)
                 self._loaded_seq = -1
                 return
             # A damaged or incompatible index is derived data: start it again, then catch up.
             self.damage = self.damage or ["it could not be opened"]
             shutil.rmtree(directory, ignore_errors=True)
             directory.mkdir(parents=True, exist_ok=True)
-            self.index = tantivy.Index(self.schema, path=str(directory), reuse=False)
+            self.index = self._opened(reuse=False)
             self._write_applied(0)
             self._write_mode()
-        self.index.register_tokenizer(ANALYZER, self._index_analyzer())
         self._loaded_seq = -1
+
+    def _opened(self, reuse: bool | None) -> tantivy.Index:
+        """The folder as an Index, analyzer registered (reuse False: emptied; None: in memory)."""
+        index = (tantivy.Index(self.schema) if reuse is None
+                 else tantivy.Index(self.schema, path=str(self.dir), reuse=reuse))
+        index.register_tokenizer(ANALYZER, self._index_analyzer())
+        return index
 
     def _index_analyzer(self) -> tantivy.TextAnalyzer:
         """What tantivy runs on the text and title fields: terms (or keyed terms) arrive
@@ -237,8 +242,7 @@ class TextIndex(TextQueries):
         self._searcher = None
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.index = tantivy.Index(self.schema, path=str(self.dir), reuse=False)
-        self.index.register_tokenizer(ANALYZER, self._index_analyzer())
+        self.index = self._opened(reuse=False)
         self._write_applied(0)
         self._write_mode()
         self._langs = set()
@@ -320,21 +324,16 @@ class TextIndex(TextQueries):
                 del writer  # releases tantivy's lock
                 with self._writer_lock:
                     if self._writer is None:  # no write took one meanwhile
-                        self._reopen()
+                        # A new handle: tantivy's Index keeps something of every commit made
+                        # through it until dropped (12,000 page writes: 145 → 217 MB with one
+                        # handle, no trend with a new one at each release; benchmarks.md).
+                        self.index, self._searcher = self._opened(reuse=True), None
                 self.collect_leftovers()
                 heap.give_back()  # the writer's buffers and merges: tens of MB, now free
             if self.on_released is not None:
                 self.on_released()
         except Exception:  # noqa: BLE001 - a background tidy-up: the next write catches up
             return
-
-    def _reopen(self) -> None:
-        """A new handle on the folder: tantivy's Index keeps something of every commit
-        made through it until dropped (12,000 page writes: 145 → 217 MB with one handle, no
-        trend with a new one at each release; benchmarks.md, soak). With `_writer_lock`."""
-        index = tantivy.Index(self.schema, path=str(self.dir), reuse=True)
-        index.register_tokenizer(ANALYZER, self._index_analyzer())
-        self.index, self._searcher = index, None
 
     def collect_leftovers(self) -> int:
         """Delete what a merge that failed for want of room left half written; returns the

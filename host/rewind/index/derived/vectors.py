@@ -246,16 +246,12 @@ class VectorIndex:
 
     # ---- searching ------------------------------------------------------------------------
 
-    def search(self, query: np.ndarray, k: int, allowed_pages: np.ndarray | None = None,
-               *, also: Sequence[int] = (), memo: dict[int, np.ndarray] | None = None,
+    def search(self, query: np.ndarray, k: int, allowed_pages: np.ndarray | None = None
                ) -> list[DenseHit]:
-        """Top-k passages by exact cosine among the candidates of the three coarse stages.
-        `also`: passages whose stored vectors are read in the same batch (a search's
-        keyword hits), never ranked here; `memo` is given every vector read (a passage's
-        first piece; zeros for one without a vector), for `vectors_for`."""
+        """Top-k passages by exact cosine among the candidates of the three coarse stages
+        (a search that reads nothing else: `shortlist`, then `rank`)."""
         query = np.asarray(query, np.float32)
-        return self.rank(query, k, self.shortlist(query, k, allowed_pages), also=also,
-                         memo=memo)
+        return self.rank(query, k, self.shortlist(query, k, allowed_pages))
 
     def shortlist(self, query: np.ndarray, k: int, allowed_pages: np.ndarray | None = None
                   ) -> Shortlist:
@@ -295,8 +291,10 @@ class VectorIndex:
     def rank(self, query: np.ndarray, k: int, shortlist: Shortlist, *,
              also: Sequence[int] = (), memo: dict[int, np.ndarray] | None = None,
              ) -> list[DenseHit]:
-        """The exact stage: the shortlist's stored vectors read (with `also`'s, for `memo`)
-        and the top k by cosine."""
+        """The exact stage: the shortlist's stored vectors read and the top k by cosine.
+        `also`: passages whose stored vectors are read in the same batch (a search's keyword
+        hits), never ranked here; `memo` is given every vector read (a passage's first
+        piece; zeros for one without a vector), for `vectors_for`."""
         candidates = np.unique(shortlist.passage_ids)
         extra = (np.setdiff1d(np.asarray(also, np.int64), candidates)
                  if memo is not None and len(also) else np.empty(0, np.int64))
