@@ -11,7 +11,7 @@ import pytest
 from rewind.config import Settings
 from rewind.index.crypto.cipher import FieldCipher
 from rewind.index.derived.analysis import Analysis, bigrams
-from rewind.index.derived.languages import UNKNOWN, detect, normalise
+from rewind.index.derived.languages import NO_LANGUAGE, UNKNOWN, detect, normalise
 from rewind.index.derived.text_index import TextIndex
 from rewind.index.store.records import PageRecord, PassageRecord
 from rewind.index.store.store import Store
@@ -117,3 +117,14 @@ def test_bigrams_and_english_as_before():
     assert a.terms("The pruned trees were pruning", "en") == ["prune", "tree", "prune"]
     assert a.terms("The pruned trees", None) == a.terms("The pruned trees", "en")
     assert a.terms("Größe der Pakete", "de") == ["gross", "pak"]  # Snowball's German
+
+
+def test_a_page_of_no_language_is_analysed_as_english():
+    a = Analysis()
+    names = "(wave.Wave_read method) RFC 2109, [1], [2] RFC 2183"  # an index page: `zxx`
+    assert a.terms(names, NO_LANGUAGE) == a.terms(names, "en")
+    question = "how do i prune the trees"
+    # An English history with such a page: the query's terms are English's alone...
+    assert a.query_terms(question, {"en", UNKNOWN, NO_LANGUAGE}) == ["prune", "tree"]
+    # ...where a language without a stemmer adds the plain analysis, stop words and all.
+    assert {"how", "do", "i"} <= set(a.query_terms(question, {"en", "pl"}))

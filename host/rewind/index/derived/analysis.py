@@ -7,7 +7,8 @@ Russian, Spanish, Swedish, Tamil, Turkish), lower-casing alone otherwise; accent
 after stemming (the stemmer reads them; a person types "Grosse" for "Größe"). Runs of
 scripts written without spaces (Chinese, Japanese, Korean, Thai, Lao, Khmer, Myanmar) become
 overlapping character bigrams in every language, the usual segmentation when no
-dictionary is at hand; a page whose language is unknown is analysed as English. A query's
+dictionary is at hand; a page whose language is unknown, or that has none (an index of
+names, a table of numbers: the detector's `zxx`), is analysed as English. A query's
 language is unknown (two words rarely tell), so it is analysed the way each language
 present in the index analyses text, and its terms are the union.
 English is analysed exactly as before languages were known (its own stop-word list,
@@ -24,9 +25,10 @@ from collections.abc import Iterable
 import tantivy
 
 from ...text import DENSE, STOP_WORDS, bigrams
-from .languages import UNKNOWN
+from .languages import NO_LANGUAGE, UNKNOWN
 
-VERSION = 1  # changes what the index holds: the index is rebuilt when it changes
+VERSION = 2  # changes what the index holds: the index is rebuilt when it changes
+# 2: pages of no language (`zxx`) analysed as English, not by the plain analyzer
 
 STEMMERS = {
     "ar": "arabic", "da": "danish", "de": "german", "el": "greek", "en": "english",
@@ -69,10 +71,13 @@ class Analysis:
 
     def key(self, lang: str | None) -> str:
         """The analyzer a language gets: its own with a stemmer, the plain one for another
-        language, English's when it is unknown (short pages: what Rewind always did)."""
+        language, English's when it is unknown (short pages: what Rewind always did) or
+        when the page has none (`zxx`). Each key in the index adds its analysis of every
+        query, and the plain one keeps stop words: a single index page of names used to
+        add "how", "do" and "i" to the queries of an English history."""
         if lang in STEMMERS:
             return lang
-        return "en" if lang in (None, UNKNOWN) else "plain"
+        return "en" if lang in (None, UNKNOWN, NO_LANGUAGE) else "plain"
 
     def analyzer(self, lang: str | None) -> tantivy.TextAnalyzer:
         k = self.key(lang)
