@@ -1,15 +1,10 @@
 """search/retrieve.py: when the words decide a hybrid search's fusion; BM25 on the worker."""
 
-import dataclasses
-import time
-
 import pytest
 from rewind.config import Settings
-from rewind.index.derived.vectors import VectorIndex
-from rewind.index.store.store import Store
 from rewind.models.specs import Confidence, load_specs
 from rewind.search import SearchQuery
-from rewind.search.retrieve import PassageQuery, Searcher
+from rewind.search.retrieve import Searcher
 
 
 def searcher(confidence: Confidence) -> Searcher:
@@ -60,39 +55,3 @@ def test_a_hybrid_search_runs_bm25_on_the_worker_and_finds_the_same(history):
     finally:
         history._keyword_worker = worker
         del history.text_index.search
-
-
-def test_bm25_done_before_the_shortlist_has_its_hits_vectors_read_in_the_same_batch(
-        history, monkeypatch):
-    """Whichever retriever finishes first, one result; BM25 first: one read of stored
-    vectors for both retrievers' passages, BM25 still running: a second for its own."""
-    # Three passages a retriever, three read exactly: BM25 finds some the dense stages do
-    # not read (in a history this small, a hundred would be every passage).
-    monkeypatch.setattr(history, "settings",
-                        dataclasses.replace(history.settings, candidates_per_retriever=3))
-    for stage in ("refine", "rescore"):
-        monkeypatch.setattr(history.vectors.index(), stage, 3)
-    reads: list[int] = []
-    read = Store.vectors_by_ids
-    monkeypatch.setattr(Store, "vectors_by_ids",
-                        lambda store, ids, model: reads.append(len(ids)) or read(store, ids, model))
-    shortlist, bm25 = VectorIndex.shortlist, history.text_index.search
-
-    def late(fn):
-        def slow(*args, **kwargs):
-            time.sleep(0.2)  # the other half, on the other thread, is done by then
-            return fn(*args, **kwargs)
-        return slow
-
-    query = PassageQuery("tram 28 Lisbon sourdough starter")
-    monkeypatch.setattr(VectorIndex, "shortlist", late(shortlist))
-    with history.searcher() as s:
-        bm25_first = s.passages(query).hits
-    bm25_first_reads, reads[:] = list(reads), []
-    monkeypatch.setattr(VectorIndex, "shortlist", shortlist)
-    monkeypatch.setattr(history.text_index, "search", late(bm25))
-    with history.searcher() as s:
-        dense_first = s.passages(query).hits
-    assert bm25_first == dense_first
-    assert any(h.keyword is not None and h.similarity is not None for h in bm25_first)
-    assert len(bm25_first_reads) == 1 and len(reads) == 2, (bm25_first_reads, reads)

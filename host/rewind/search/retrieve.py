@@ -138,13 +138,10 @@ class Searcher:
             else:
                 keyword_hits = self.text_index.search(text, k, where=where)
         if by_meaning:
-            shortlist = self._vectors.shortlist(qvec, k, allowed)
-            # BM25 done by now (below a million passages it mostly is): its hits' vectors
-            # come in the shortlist's read. Still running: the shortlist's are read beside
-            # it (SQLite leaves the GIL too) and the keyword-only hits' below.
-            if keyword_job is not None and keyword_job.done():
-                keyword_hits = keyword_job.result()
-            for h in self._vectors.rank(qvec, k, shortlist, memo=self._memo,
+            # Beside a running BM25 the shortlist's vectors are read at once (SQLite leaves
+            # the GIL too) and the keyword-only hits' below; after it, in the same batch.
+            for h in self._vectors.rank(qvec, k, self._vectors.shortlist(qvec, k, allowed),
+                                        memo=self._memo,
                                         also=[h.passage_id for h in keyword_hits]):
                 dense[h.passage_id] = h.similarity
                 page_of[h.passage_id] = h.page_id
