@@ -124,13 +124,16 @@ class VectorRows:
         rows: list = []
         for chunk, marks in chunks(passage_ids, 30_000):  # under SQLite's 32,766 variables
             rows += self.db.execute(
-                f"SELECT passage_id, dim, vector FROM vectors WHERE passage_id IN ({marks})"
-                " AND model_id=? ORDER BY passage_id, piece", (*chunk, model_id)).fetchall()
+                f"SELECT passage_id, piece, dim, vector FROM vectors WHERE passage_id IN"
+                f" ({marks}) AND model_id=?", (*chunk, model_id)).fetchall()
         if not rows:
             return np.empty(0, np.int64), np.empty((0, 0), np.float32)
+        # Ordered here: SQLite's ORDER BY built a temporary B-tree for the pieces on every
+        # read (a search's 185 rows: 0.49 against 0.35 ms); they come nearly sorted.
+        rows.sort(key=lambda r: (r[0], r[1]))
         pids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-        return pids, decode_vectors([self._open_vec(r[2]) for r in rows],
-                                    [r[1] for r in rows])
+        return pids, decode_vectors([self._open_vec(r[3]) for r in rows],
+                                    [r[2] for r in rows])
 
     def vector_models(self) -> dict[str, int]:
         return dict(self.db.execute("SELECT model_id, COUNT(*) FROM vectors GROUP BY model_id"))
