@@ -276,13 +276,12 @@ class VectorIndex:
         refine = max(self.refine, keep)
         split = int(np.searchsorted(rows, n))
         if len(rows) > refine:
-            approx = quant.bit_scores(np.concatenate(
-                [snap.codes[:, rows[:split]], self._extra_codes[:, rows[split:] - n]], axis=1),
-                query)
+            approx = quant.bit_scores(_gather(snap.codes, self._extra_codes, rows, split, n, 1),
+                                      query)
             rows = np.sort(rows[np.argpartition(-approx, refine - 1)[:refine]])
             split = int(np.searchsorted(rows, n))
         if len(rows) > keep:
-            rows8 = np.concatenate([snap.int8[rows[:split]], self._extra_int8[rows[split:] - n]])
+            rows8 = _gather(snap.int8, self._extra_int8, rows, split, n, 0)
             approx = quant.int8_scores(rows8, query)
             rows = rows[np.argpartition(-approx, keep - 1)[:keep]]
         return Shortlist(_take(snap.passage_ids, self._extra_pids, rows, n),
@@ -366,6 +365,17 @@ def _member(values: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     table = np.zeros(int(max(values.max(), allowed.max())) + 1, bool)
     table[allowed[allowed >= 0]] = True
     return table[values]
+
+
+def _gather(snap_part: np.ndarray, extra_part: np.ndarray, rows: np.ndarray, split: int,
+            n: int, axis: int) -> np.ndarray:
+    """`rows` (ascending; the first `split` in the snapshot, the rest in the delta, numbered
+    from n) of the snapshot's and the delta's arrays along `axis`. Mostly no delta row is
+    among them: one gather, without a copy of it into a concatenation (~0.1 ms a search)."""
+    if split == len(rows):
+        return np.take(snap_part, rows, axis=axis)
+    return np.concatenate([np.take(snap_part, rows[:split], axis=axis),
+                           np.take(extra_part, rows[split:] - n, axis=axis)], axis=axis)
 
 
 def _take(snap_values: np.ndarray, extra_values: np.ndarray, rows: np.ndarray,
