@@ -168,3 +168,45 @@ def test_write_waits_in_the_store_while_another_writer_holds_tantivy(tmp_path, m
     index.reload()
     assert len(index.search("words", 5)) == 2
     index.close()
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_the_flat_query_scores_as_the_parsers_nested_one(tmp_path, keyed):
+    """parse() builds one OR of term queries (block-max WAND can prune it); the query
+    parser's nested one (each term's fields, then the words, then the URL) is the
+    reference: the same passages, the same scores, for words, phrases, URLs and syntax."""
+    import tantivy
+    from rewind.index.crypto.cipher import FieldCipher
+
+    store = Store(tmp_path / "rewind.db")
+    index = TextIndex(tmp_path / "text", Settings(),
+                      cipher=FieldCipher(b"k" * 32, "test") if keyed else None)
+    pages = [("https://docs.python.org/3/library/asyncio.html", "docs.python.org",
+              "asyncio: event loops", ["Running an event loop in a Python script",
+                                       "Tasks wrap coroutines; the loop runs the tasks"]),
+             ("https://example.com/unix/scripts", "example.com", "Executable scripts",
+              ["Make a Python script executable on Unix with chmod and a shebang line"]),
+             ("https://b.org/loops", "b.org", "Loop pedals",
+              ["A loop pedal records a phrase and plays it back in a loop"])]
+    for url, domain, title, texts in pages:
+        add(store, url, domain, title, texts)
+    index.catch_up(store)
+
+    def nested(text):
+        words, phrases = index._query_terms(text)
+        terms = " ".join([" ".join(words), *phrases])
+        w, _ = index.index.parse_query_lenient(terms, ["text", "title"],
+                                               field_boosts=index.boosts)
+        u, _ = index.index.parse_query_lenient(text, ["url"], field_boosts=index.boosts)
+        return tantivy.Query.boolean_query([(tantivy.Occur.Should, w),
+                                            (tantivy.Occur.Should, u)])
+
+    searcher = index.searcher()
+    for text in ["python script loop", "How do I make a Python script executable on Unix?",
+                 '"event loop" python', "docs.python.org asyncio", "loop AND pedal",
+                 "-python loop", "asyncio python python", "x" * 45 + " loop"]:
+        got = [(a.doc, round(s, 4)) for s, a in searcher.search(index.parse(text), 10).hits]
+        want = [(a.doc, round(s, 4)) for s, a in searcher.search(nested(text), 10).hits]
+        assert got and got == want, text
+    index.close()
+    store.close()

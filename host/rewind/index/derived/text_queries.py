@@ -24,6 +24,13 @@ if TYPE_CHECKING:
     from .analysis import Analysis
 
 _QUOTED = re.compile(r'"([^"]*)"')
+# A typed word the query parser reads as one term of the URL field: letters and digits
+# alone (anything else may be syntax, or split it into a phrase), not an operator.
+_PLAIN_WORD = re.compile(r"[^\W_]+")
+_OPERATORS = {"AND", "OR", "NOT", "IN", "TO"}
+# The URL field's tokenizer ("default"), as tantivy builds it: what a typed word becomes.
+_URL_WORDS = (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+              .filter(tantivy.Filter.remove_long(40)).filter(tantivy.Filter.lowercase()).build())
 
 
 @dataclass
@@ -47,25 +54,50 @@ class TextQueries:
     languages: Callable[[], set[str]]
     searcher: Callable[[], tantivy.Searcher]
 
-    def _query_terms(self, text: str) -> str:
+    def _query_terms(self, text: str) -> tuple[list[str], list[str]]:
         """The query in the terms the index holds: its words analysed as each language of
-        the index would analyse them, a "quoted phrase" as a phrase in each."""
+        the index would analyse them, and each "quoted phrase" as a phrase in each (query
+        syntax)."""
         langs = self.languages()
         key = self.cipher.term if self.cipher is not None else (lambda t: t)
-        parts = [" ".join(key(t) for t in self.analysis.query_terms(
-            _QUOTED.sub(" ", text), langs))]
-        for quoted in _QUOTED.findall(text):
-            for phrase in self.analysis.phrases(quoted, langs):
-                parts.append('"' + " ".join(key(t) for t in phrase) + '"')
-        return " ".join(p for p in parts if p.strip())
+        words = [key(t) for t in self.analysis.query_terms(_QUOTED.sub(" ", text), langs)]
+        phrases = ['"' + " ".join(key(t) for t in phrase) + '"'
+                   for quoted in _QUOTED.findall(text)
+                   for phrase in self.analysis.phrases(quoted, langs)]
+        return words, phrases
 
     def parse(self, text: str) -> tantivy.Query:
-        """Words in text and title (as terms, see `_query_terms`); URLs as typed."""
-        words, _errors = self.index.parse_query_lenient(
-            self._query_terms(text), ["text", "title"], field_boosts=self.boosts)
-        url, _errors = self.index.parse_query_lenient(text, ["url"], field_boosts=self.boosts)
-        return tantivy.Query.boolean_query([(tantivy.Occur.Should, words),
-                                            (tantivy.Occur.Should, url)])
+        """Words in text and title (as terms, see `_query_terms`); URLs as typed.
+
+        One flat OR of term queries where it can be: tantivy ranks that with block-max
+        WAND, skipping the postings that cannot reach the top k, where an OR of ORs (a
+        term's fields, then the words, then the URL) was scored exhaustively (BM25's tail
+        at a million passages). The scores are the same sums."""
+        words, phrases = self._query_terms(text)
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for term in words:
+            for field in ("text", "title"):
+                clauses.append((tantivy.Occur.Should, self._boosted(
+                    field, tantivy.Query.term_query(self.schema, field, term))))
+        if phrases:
+            q, _errors = self.index.parse_query_lenient(
+                " ".join(phrases), ["text", "title"], field_boosts=self.boosts)
+            clauses.append((tantivy.Occur.Should, q))
+        chunks = text.split()
+        if all(_PLAIN_WORD.fullmatch(c) and c not in _OPERATORS for c in chunks):
+            tokens = dict.fromkeys(t for c in chunks for t in _URL_WORDS.analyze(c))
+            for token in tokens:  # what the query parser makes of them: each term once
+                clauses.append((tantivy.Occur.Should, self._boosted(
+                    "url", tantivy.Query.term_query(self.schema, "url", token))))
+        else:  # URL parts, or query syntax: as the parser reads them
+            q, _errors = self.index.parse_query_lenient(text, ["url"],
+                                                        field_boosts=self.boosts)
+            clauses.append((tantivy.Occur.Should, q))
+        return tantivy.Query.boolean_query(clauses)
+
+    def _boosted(self, field: str, query: tantivy.Query) -> tantivy.Query:
+        boost = self.boosts.get(field, 1.0)
+        return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
 
     def check_usable(self) -> None:
         """INDEX_DAMAGED when this index must not be searched (a reader found it damaged,
