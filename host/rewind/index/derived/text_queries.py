@@ -123,11 +123,12 @@ class TextQueries:
         if len(clauses) > 1:
             query = tantivy.Query.boolean_query(clauses)
         searcher = self.searcher()
-        hits = []
-        for score, address in searcher.search(query, k).hits:
-            doc = searcher.doc(address)
-            hits.append(KeywordHit(doc["passage_id"][0], doc["page_id"][0], float(score)))
-        return hits
+        found = searcher.search(query, k).hits
+        addresses = [address for _score, address in found]  # ids from the fast fields:
+        passages = searcher.fast_field_values("passage_id", addresses)  # no stored doc read
+        pages = searcher.fast_field_values("page_id", addresses)
+        return [KeywordHit(passage, page, float(score))
+                for (score, _a), passage, page in zip(found, passages, pages, strict=True)]
 
     def highlighter(self, query_text: str):
         """A function passage text -> character ranges of the words (or, in scripts
