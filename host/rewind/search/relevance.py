@@ -41,7 +41,6 @@ HIT_FEATURES = ("cos", "kw_share", "cover", "cover_rare", "first")
 # (query likelihood), AUC 0.56-0.60 on the tune sources.
 QUERY_FEATURES = ("cos_top", "cover", "cover_rare", "agree")
 TOP = 3  # passages read for the query's coverage
-NOT_LANGUAGES = {languages.UNKNOWN, languages.NO_LANGUAGE}  # verdicts naming no language
 
 
 @dataclass(frozen=True)
@@ -106,10 +105,10 @@ def _other_language(searcher: Searcher, query: str, records: dict
     says (the multilingual model found it by meaning), and its coverage says nothing. Asked
     only of a history that holds more than English ("undetermined" pages are analysed as
     English, and code is in no language)."""
-    if len(searcher.text_index.languages() - NOT_LANGUAGES) < 2:
+    if len(searcher.text_index.languages() - languages.NOT_LANGUAGES) < 2:
         return lambda _pid: False
     asked = languages.detect(query).lang
-    if asked in NOT_LANGUAGES:
+    if asked in languages.NOT_LANGUAGES:
         return lambda _pid: False
     seen: dict[int, bool | None] = {}
 
@@ -117,7 +116,7 @@ def _other_language(searcher: Searcher, query: str, records: dict
         if pid not in seen:
             passage = records.get(pid, (None, None))[1]
             lang = languages.detect(passage.text).lang if passage is not None else asked
-            seen[pid] = None if lang in NOT_LANGUAGES else lang != asked
+            seen[pid] = None if lang in languages.NOT_LANGUAGES else lang != asked
         return seen[pid]
 
     return other

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 import tantivy
 
 from ...text import DENSE, STOP_WORDS, bigrams
-from .languages import NO_LANGUAGE, UNKNOWN
+from .languages import NOT_LANGUAGES
 
 VERSION = 2  # changes what the index holds: the index is rebuilt when it changes
 # 2: pages of no language (`zxx`) analysed as English, not by the plain analyzer
@@ -77,7 +77,7 @@ class Analysis:
         add "how", "do" and "i" to the queries of an English history."""
         if lang in STEMMERS:
             return lang
-        return "en" if lang in (None, UNKNOWN, NO_LANGUAGE) else "plain"
+        return "en" if lang is None or lang in NOT_LANGUAGES else "plain"
 
     def analyzer(self, lang: str | None) -> tantivy.TextAnalyzer:
         k = self.key(lang)

@@ -21,6 +21,7 @@ SAMPLE_CHARS = 3000  # the detector reads this much of a page (its start, where 
 CONFIDENT = 0.9  # a detector verdict below this leaves the declared language standing
 UNKNOWN = "und"  # BCP 47's "undetermined"
 NO_LANGUAGE = "zxx"  # BCP 47's "no linguistic content": the detector's verdict on code, tables
+NOT_LANGUAGES = frozenset({UNKNOWN, NO_LANGUAGE})  # verdicts that name no language
 REMEMBERED = 20_000  # verdicts the detector keeps, by the text's digest (no text kept)
 
 NAMES = {
