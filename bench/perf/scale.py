@@ -193,29 +193,30 @@ def trade_offs(index, store, qvecs: np.ndarray, exact: list[list[int]], n: int) 
     codes with exact rescoring alone (rescore = candidates: no later stage), without the
     bit-score stage (refine = candidates), all four stages, Matryoshka codes (the first 256
     of 384 dimensions: a separate index, built in memory), and (up to 100k) an int8 scan of
-    everything."""
-    variants = [("1-bit, exact", index, c, c, c) for c in (1000, 3000)]
-    variants += [("1-bit, int8, exact", index, c, c, 100) for c in (5000, 15_000, 20_000)]
-    variants += [("1-bit, bit scores, int8, exact", index, c, f, 100)
+    everything. After an int8 stage the engine's `exact` best are read exactly."""
+    e = index.exact
+    variants = [("1-bit, exact", index, c, c, c, c) for c in (1000, 3000)]
+    variants += [("1-bit, int8, exact", index, c, c, 100, e) for c in (5000, 15_000, 20_000)]
+    variants += [("1-bit, bit scores, int8, exact", index, c, f, 100, e)
                  for c in (15_000, 30_000) for f in (1000, 2000, 4000)]
     short = VectorIndex(index.model_id, index.dim, None, bits=256)
     short.refresh(store)
-    variants += [("1-bit of 256 dims, bit scores, int8, exact", short, c, index.refine, 100)
+    variants += [("1-bit of 256 dims, bit scores, int8, exact", short, c, index.refine, 100, e)
                  for c in (15_000, 30_000)]
     if n <= 100_000:
-        variants.append(("int8 scan, exact", index, n, n, 100))
+        variants.append(("int8 scan, exact", index, n, n, 100, e))
     out = []
-    for name, idx, c, f, r in variants:
-        chosen = (idx.candidates, idx.refine, idx.rescore)
-        idx.candidates, idx.refine, idx.rescore = c, f, r
+    for name, idx, c, f, r, x in variants:
+        chosen = (idx.candidates, idx.refine, idx.rescore, idx.exact)
+        idx.candidates, idx.refine, idx.rescore, idx.exact = c, f, r, x
         ms, recalls = [], []
         for v, e in zip(qvecs, exact, strict=True):
             t = time.perf_counter()
             got = [h.passage_id for h in idx.search(v, 10)]
             ms.append((time.perf_counter() - t) * 1000)
             recalls.append(len(set(got) & set(e)) / 10)
-        idx.candidates, idx.refine, idx.rescore = chosen
-        out.append({"stages": name, "candidates": c, "refine": f, "rescore": r,
+        idx.candidates, idx.refine, idx.rescore, idx.exact = chosen
+        out.append({"stages": name, "candidates": c, "refine": f, "rescore": r, "exact": x,
                     "scanned_bytes": idx.bytes_per_passage(),
                     "recall": round(float(np.mean(recalls)), 4),
                     "p50_ms": round(statistics.median(ms), 2),
@@ -280,6 +281,7 @@ def measure(folder: Path, n: int, n_queries: int, log=print) -> dict:
         "queries": len(queries),
         "real_vectors": facts["real_vectors"],
         "candidates": index.candidates, "refine": index.refine, "rescore": index.rescore,
+        "exact": index.exact,
         "stages": stages,
         "load_average": round(load_average(), 1),
         "cache": str(folder),
@@ -291,7 +293,8 @@ def measure(folder: Path, n: int, n_queries: int, log=print) -> dict:
 def engine_pools(result: dict) -> str:
     """The engine's pool sizes in a result (those measured before `refine` had none)."""
     refine = f"{result['refine']:,}, " if "refine" in result else ""
-    return f"{result['candidates']:,}, {refine}{result['rescore']}"
+    exact = f", {result['exact']}" if "exact" in result else ""
+    return f"{result['candidates']:,}, {refine}{result['rescore']}{exact}"
 
 
 def report(results: list[dict]) -> None:
@@ -304,10 +307,10 @@ def report(results: list[dict]) -> None:
              f"{r['build_s']:.0f}", r.get("load_average", "?")) for r in results]
     stage_tables = "\n\n".join(
         f"{r['passages']:,} passages:\n\n" + table(
-            ("stages", "candidates", "refine", "rescore", "scanned B", "recall@10", "p50 ms",
-             "p95 ms"),
+            ("stages", "candidates", "refine", "rescore", "exact", "scanned B", "recall@10",
+             "p50 ms", "p95 ms"),
             [(v["stages"], f"{v['candidates']:,}", f"{v.get('refine', v['candidates']):,}",
-              v["rescore"], v.get("scanned_bytes", ""),
+              v["rescore"], f"{v.get('exact', v['rescore']):,}", v.get("scanned_bytes", ""),
               f"{v['recall']:.3f}", v["p50_ms"], v["p95_ms"]) for v in r.get("stages", [])])
         for r in results)
     update_section("scale", f"""## Rewind at scale (bench/perf/scale.py)
@@ -329,10 +332,12 @@ work: at a load of 8, times are several times those of an idle machine).
 
 Dense search's stages (k=10, the vector index alone): recall@10 against exact float32 and
 time, for other pool sizes. `1-bit, exact`: the Hamming scan's candidates rescored from the
-store (no later stage); `1-bit, int8, exact`: the candidates' int8 rows pick `rescore` for
-exact rescoring; `bit scores`: before that, the candidates' codes scored against the
-query's components keep `refine` for the int8 stage
-(the engine: {engine_pools(results[-1]) if results else ""}, at least 1.25 k when k is larger).
+store (no later stage); `1-bit, int8, exact`: the candidates' int8 cosines keep `rescore`,
+and the best `exact` of them are read from the store and ranked first by exact cosine (the
+rest follow in int8's order; results before the twelfth session read all `rescore`);
+`bit scores`: before that, the candidates' codes scored against the query's components
+keep `refine` for the int8 stage (the engine: candidates, refine, rescore, exact
+{engine_pools(results[-1]) if results else ""}, rescore at least 1.25 k when k is larger).
 
 {stage_tables}
 """)

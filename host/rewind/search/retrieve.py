@@ -85,8 +85,8 @@ class Searcher:
         self.settings = settings
         self.embedder_problem = embedder_problem
         self._worker = worker  # runs a hybrid search's BM25 beside its dense stages
-        # Stored vectors read while this Searcher is held (retrieval, then MMR and the
-        # answer's packing): each passage's read once. A Searcher lives for one search.
+        # Vectors this search has (retrieval's: stored or int8; then MMR's and the answer's
+        # packing): each passage's read once. A Searcher lives for one search.
         self._memo: dict[int, np.ndarray] = {}
         self._pages: dict[int, PageRecord | None] = {}  # the same for records (None: absent)
         self._passages: dict[int, tuple[int, PassageRecord] | None] = {}
@@ -138,11 +138,8 @@ class Searcher:
             else:
                 keyword_hits = self.text_index.search(text, k, where=where)
         if by_meaning:
-            # Beside a running BM25 the shortlist's vectors are read at once (SQLite leaves
-            # the GIL too) and the keyword-only hits' below; after it, in the same batch.
             for h in self._vectors.rank(qvec, k, self._vectors.shortlist(qvec, k, allowed),
-                                        memo=self._memo,
-                                        also=[h.passage_id for h in keyword_hits]):
+                                        memo=self._memo):
                 dense[h.passage_id] = h.similarity
                 page_of[h.passage_id] = h.page_id
         if keyword_job is not None:
@@ -157,11 +154,13 @@ class Searcher:
             page_of[h.passage_id] = h.page_id
 
         cosine = dict(dense)
-        if qvec is not None:
+        if qvec is not None:  # the keyword-only hits': their int8 rows', not a store read
             missing = [pid for pid in keyword if pid not in cosine]
             if missing:
-                for pid, vec in zip(missing, self.vectors_for(missing), strict=True):
-                    cosine[pid] = float(vec @ qvec)
+                vecs = self._vectors.approximate(missing, [page_of[p] for p in missing],
+                                                 self._memo)
+                for pid, sim in zip(missing, (vecs @ qvec).tolist(), strict=True):
+                    cosine[pid] = sim
 
         if mode == "semantic":
             scores = dense

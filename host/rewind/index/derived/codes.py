@@ -10,8 +10,8 @@ Search runs in stages (index/derived/vectors.py); this module holds all but the 
 - the same codes scored against the query's own components (`bit_scores`), for the
   scan's candidates only: a finer order than Hamming distance at no extra memory;
 - an int8 row per passage (per-dimension affine scale): read only for the best of those,
-  to pick the few whose exact vectors are read from the store.
-This module must never rank by anything but these approximations: exact scores come later.
+  scoring them within ~0.002 of their exact cosines; the best few are then read exactly.
+This module must never read the store: exact scores come from its vectors, later.
 """
 
 from __future__ import annotations
@@ -100,15 +100,21 @@ class Quantiser:
         return low * set_bits + unit * plane_sum.astype(np.float32)
 
     def int8_scores(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-        """Approximate cosines of int8 `rows` with `query`, up to a constant: for ranking.
+        """Approximate cosines of int8 `rows` with `query` (within ~0.002 at 384
+        dimensions: each component is off by at most half a step).
 
         In blocks of 1,024 rows: small products stay on one thread (OpenBLAS's two threads
         made one 10k-row product take 20 ms instead of 0.6 on a busy 2-core machine)."""
         weights = (query * self.step).astype(np.float32)
+        offset = float(query @ (self.low + 128 * self.step))  # row value -128 stands for low
         out = np.empty(len(rows), np.float32)
         for start in range(0, len(rows), 1024):
             out[start:start + 1024] = rows[start:start + 1024].astype(np.float32) @ weights
-        return out
+        return out + offset
+
+    def vectors(self, rows: np.ndarray) -> np.ndarray:
+        """(m, dim) int8 rows -> the float32 vectors they stand for."""
+        return self.low + self.step * (rows.astype(np.float32) + 128)
 
 
 def hamming(codes: np.ndarray, query: np.ndarray) -> np.ndarray:
