@@ -334,8 +334,9 @@ Dense search's stages (k=10, the vector index alone): recall@10 against exact fl
 time, for other pool sizes. `1-bit, exact`: the Hamming scan's candidates rescored from the
 store (no later stage); `1-bit, int8, exact`: the candidates' int8 cosines keep `rescore`,
 and the best `exact` of them are read from the store and ranked first by exact cosine (the
-rest follow in int8's order); `bit scores`: before that, the candidates' codes scored against the query's components
-keep `refine` for the int8 stage (the engine: candidates, refine, rescore, exact
+rest follow in int8's order); `bit scores`: before that, the candidates' codes scored
+against the query's components keep `refine` for the int8 stage (the engine: candidates,
+refine, rescore, exact
 {engine_pools(results[-1]) if results else ""}, rescore at least 1.25 k when k is larger).
 
 {stage_tables}

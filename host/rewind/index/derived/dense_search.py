@@ -136,20 +136,20 @@ class DenseSearch:
         """Each passage's vector from memory, in order: `memo`'s, else what its (first)
         int8 row stands for (zeros: not indexed). `page_ids`: each passage's page (the
         snapshot's rows are found by page). What is found is added to `memo`."""
-        out = np.zeros((len(passage_ids), self.dim), np.float32)
         pids = np.asarray(passage_ids, np.int64)
-        todo = np.flatnonzero([int(p) not in memo for p in pids]).astype(np.int64)
-        if len(todo) and self._snap is not None:
-            rows = self._rows_of(pids[todo], np.asarray(page_ids, np.int64)[todo])
+        out = np.zeros((len(pids), self.dim), np.float32)
+        new = np.fromiter((p not in memo for p in pids.tolist()), bool, len(pids))
+        for j in np.flatnonzero(~new).tolist():  # read exactly already, mostly
+            out[j] = memo[int(pids[j])]
+        at = np.flatnonzero(new)
+        if len(at) and self._snap is not None:
+            rows = self._rows_of(pids[at], np.asarray(page_ids, np.int64)[at])
             order = np.argsort(rows)[np.count_nonzero(rows < 0):]  # found ones, by row
             n, found = len(self._snap), rows[order]
-            rows8 = _gather(self._snap.int8, self._extra_int8, found,
-                            int(np.searchsorted(found, n)), n, 0)
-            _remember(memo, pids[todo][order], self._snap.quantiser.vectors(rows8),
-                      pids[todo], self.dim)
-        for j, pid in enumerate(pids.tolist()):
-            if pid in memo:
-                out[j] = memo[pid]
+            vecs = self._snap.quantiser.vectors(_gather(
+                self._snap.int8, self._extra_int8, found, int(np.searchsorted(found, n)), n, 0))
+            out[at[order]] = vecs
+            _remember(memo, pids[at[order]], vecs, pids[at], self.dim)
         return out
 
     def _rows_of(self, pids: np.ndarray, pages: np.ndarray) -> np.ndarray:
@@ -209,11 +209,13 @@ def best_piece(passage_ids: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray,
 
 def _remember(memo: dict[int, np.ndarray], found: np.ndarray, mat: np.ndarray,
               asked: Iterable[int], dim: int) -> None:
-    """Each read passage's first piece into `memo`; zeros for one `asked` without a vector."""
-    for i, pid in enumerate(found.tolist()):
-        memo.setdefault(pid, mat[i])
+    """Each read passage's first piece into `memo`; zeros for one `asked` without a vector
+    (one array for them all: vectors in `memo` are only ever read)."""
+    for pid, row in zip(found.tolist(), mat, strict=True):
+        memo.setdefault(pid, row)
+    zero = np.zeros(dim, np.float32)
     for pid in np.asarray(asked, np.int64).tolist():
-        memo.setdefault(pid, np.zeros(dim, np.float32))
+        memo.setdefault(pid, zero)
 
 
 def _member(values: np.ndarray, allowed: np.ndarray) -> np.ndarray:
