@@ -124,6 +124,19 @@ SLOW_READ = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 </script></body></html>"""
 
 
+DWELL = "globalThis.__rewind.dwell()"
+HAND_ON_BEGINS = """async (url) => {
+  const until = Date.now() + 60000;
+  while (Date.now() < until) {
+    const { visits } = await globalThis.__rewind.dwell();
+    const v = Object.values(visits).find((x) => x.url === url && x.handing);
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  return null;
+}"""
+
+
 def test_a_page_the_worker_is_stopped_while_handing_on_is_still_stored(launch, site):
     """The worker stopped while it hands a read page on (its text being taken from a page
     whose own scripts keep it slow): the next worker, woken by the lease alarm, hands it on
@@ -137,11 +150,10 @@ def test_a_page_the_worker_is_stopped_while_handing_on_is_still_stored(launch, s
     tab = browser.reading_tab()
     browser.read(tab, url)
 
-    def handing() -> dict | None:
-        visits = browser.evaluate("globalThis.__rewind.dwell()")["visits"].values()
-        return next((v for v in visits if v["url"] == url and v.get("handing")), None)
-
-    wait_until(handing, 60, "the page's hand-on to begin", interval=0.05)
+    # Watched from inside the worker: the hand-on can last a few hundred ms, which polls
+    # over CDP (each a round trip, slow on a loaded machine) once missed for 60 s.
+    seen = browser.evaluate(HAND_ON_BEGINS, url)
+    assert seen, f"the page's hand-on never began; dwell: {browser.evaluate(DWELL)}"
     browser.stop_worker()
     time.sleep(10)  # still open, nothing else happening: only the alarm can wake a worker
     tab.goto("about:blank")
