@@ -55,3 +55,34 @@ def test_a_hybrid_search_runs_bm25_on_the_worker_and_finds_the_same(history):
     finally:
         history._keyword_worker = worker
         del history.text_index.search
+
+
+def test_a_search_reads_few_stored_vectors_and_every_hit_has_its_cosine(
+        fake_engine, monkeypatch):
+    """Only the dense stage's best `exact` passages are read from the store; the rest, and
+    the passages only BM25 found, get their int8 rows' cosines, within rounding."""
+    from rewind.index.derived.vectors import EXACT
+    from rewind.index.store.store import Store
+    from rewind.search.retrieve import PassageQuery
+
+    words = "beacon lamp keeper tower coast storm fog bell ship rock".split()
+    for i in range(150):  # more than the dense stage keeps: some BM25 hits are not in it
+        fake_engine.ingest(f"https://lights.example/{i}", f"Lighthouse log {i}: "
+                           + " ".join(words[(i + j) % 10] for j in range(i % 7 + 3)), {})
+    reads: list[list[int]] = []
+    real = Store.vectors_by_ids
+    monkeypatch.setattr(Store, "vectors_by_ids",
+                        lambda self, ids, model: reads.append(list(ids)) or real(self, ids, model))
+    with fake_engine.searcher() as s:
+        found = s.passages(PassageQuery("lighthouse beacon storm"))
+        monkeypatch.undo()
+        pids, mat = s.store.vectors_by_ids([h.passage_id for h in found.hits], s._vectors.model_id)
+    exact = dict(zip(pids.tolist(), (mat @ found.query_vector).tolist(), strict=True))
+    keyword_only = len(found.hits) - s.settings.candidates_per_retriever
+    assert keyword_only > 0, "every BM25 hit was among the dense ones: nothing tested"
+    assert len(reads) == 1 and len(set(reads[0])) == EXACT
+    for h in found.hits:
+        if h.passage_id in reads[0]:
+            assert h.similarity == pytest.approx(exact[h.passage_id], abs=1e-6)
+        else:  # 64 hashed dimensions: coarse int8 steps, still within 0.01
+            assert abs(h.similarity - exact[h.passage_id]) < 0.01
