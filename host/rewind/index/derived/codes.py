@@ -1,6 +1,6 @@
 """Compressed forms of unit vectors for dense search: 1-bit codes and int8 rows.
 
-Search runs in stages (index/derived/vectors.py); this module holds all but the exact one:
+Search runs in stages (index/derived/dense_search.py); this module holds all but the exact one:
 - a 1-bit code per passage, scanned by Hamming distance: the signs of the vector's first
   `bits` dimensions (fewer than all: Matryoshka truncation) after subtracting a centre (a
   model's vectors share a common direction) and applying a random rotation (so that every
