@@ -166,7 +166,7 @@ class DenseSearch:
             less = (a < b) & (spids[np.minimum(mid, n - 1)] < pids)
             a, b = np.where(less, mid + 1, a), np.where((a < b) & ~less, mid, b)
         at = np.minimum(a, max(n - 1, 0))
-        rows = np.where((a < hi) & (n > 0), at, -1)
+        rows = np.where(a < hi, at, -1)  # an empty snapshot has no range: all -1
         if n:
             rows[(rows >= 0) & ((spids[at] != pids) | self._dead[at])] = -1
         if len(self._extra_pids):
