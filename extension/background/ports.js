@@ -2,9 +2,9 @@
  * The long-lived ports the extension's pages open: "ask", "export", "backup", "import",
  * "pull_model".
  *
- * Job: "ask" streams an answer's chunks back to the side panel (and sends `cancel` when
- * the page stops or goes away), optionally with the current tab's text as context and
- * the `thread_id` of a follow-up; "export" and "backup" stream the host's frames to the
+ * Job: "ask" streams an answer's chunks (the host sends only checked sentences) back to
+ * the side panel (and sends `cancel` when the page stops or goes away), optionally with
+ * the current tab's text as context and the `thread_id` of a follow-up; "export" and "backup" stream the host's frames to the
  * options page without holding them; "import" runs import_backup on an upload the page
  * sent and relays its progress; "pull_model" downloads a model (the options page's "Get
  * it") with the host's progress frames, and cancels it when the page closes the port.

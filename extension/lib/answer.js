@@ -2,11 +2,14 @@
  * An ask reply in the words and links the side panel shows, as pure functions.
  *
  * Job: split an answer into text and citation badges, each badge with the passage that
- * backs its sentence (`citations[i].quote`, else the cited source's first passage) and a
- * link that opens the page at that passage; tell a "couldn't find" reply and its closest
- * pages (as search-result-shaped hits, never prose), and a "closest passage" reply's quote.
+ * backs its sentence (`citations[i].quote`, else the cited source's first passage), the
+ * part of it that backs the sentence marked (`citations[i].mark`, when the host sends one),
+ * and a link that opens the page at that marked part (else at the passage); tell a
+ * "couldn't find" reply and its closest pages (as search-result-shaped hits, never prose),
+ * and a "closest passage" reply's quote. Every cited sentence is a badge alike, reader
+ * quotes (`“…” [Source N]`, status "quoted") included.
  * Never: touch the DOM or `chrome.*` (node tests import this); produce HTML (page text and
- * quotes stay plain strings for textContent).
+ * quotes stay plain strings for textContent); trust a `mark` (it is clamped, or dropped).
  */
 
 import { citationTokens, textFragmentUrl } from "./format.js";
@@ -59,7 +62,12 @@ export function clip(text, max = TIP_CHARS) {
 
 /**
  * @typedef {{text: string}} TextPart
- * @typedef {{cite: number, source: any, title: string, quote: string, href: string}} CitePart
+ * @typedef {{text: string, mark: boolean}} TipPart a piece of a tooltip's passage; `mark`:
+ *   the part that backs the sentence
+ * @typedef {{cite: number, source: any, title: string, quote: string, tip: TipPart[],
+ *   marked: string, href: string}} CitePart `quote`: the tooltip's passage as one string
+ *   (`tip` joined); `marked`: the marked part unclipped ("" without a mark); `href`: the
+ *   page at `marked`, else at the passage
  */
 
 /**
@@ -110,22 +118,104 @@ function citationsOf(tokens, citations) {
   return out;
 }
 
+/** @param {string} c */
+const isSpace = (c) => /\s/.test(c);
+
+/**
+ * A citation's `mark`, `[start, end)` in code points of `quote` (the host's Python string
+ * indices), clamped to the quote and narrowed to non-space characters; null when there is
+ * none (an older host), it is malformed, or it marks nothing.
+ * @param {unknown} mark @param {string} quote @returns {[number, number]|null}
+ */
+export function markIn(mark, quote) {
+  if (!Array.isArray(mark) || mark.length !== 2) return null;
+  const [a, b] = mark.map(Number);
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return null;
+  const chars = Array.from(quote);
+  let s = Math.max(0, Math.min(chars.length, Math.floor(a)));
+  let e = Math.max(0, Math.min(chars.length, Math.floor(b)));
+  while (s < e && isSpace(chars[s])) s++;
+  while (e > s && isSpace(chars[e - 1])) e--;
+  return e > s ? [s, e] : null;
+}
+
 /**
  * The passage that backs a badge: its citation's `quote`, which is the passage of the
  * sentence's first source (the host checks every source a sentence keeps, and quotes the
- * first), when the badge is that source; else the source's own first passage.
+ * first), when the badge is that source, with the citation's `mark`; else the source's
+ * own first passage, unmarked (the mark is an offset into the quote only).
  * @param {any|null} citation @param {any} src @param {number} n
+ * @returns {{passage: string, mark: [number, number]|null}}
  */
 function backing(citation, src, n) {
-  const quote = str(citation?.quote).trim();
+  const quote = str(citation?.quote);
   const kept = Array.isArray(citation?.sources) ? citation.sources.map(Number) : [];
-  if (quote && (kept.length === 0 || kept[0] === n)) return quote;
-  return sourcePassage(src).trim();
+  if (quote.trim() && (kept.length === 0 || kept[0] === n)) {
+    return { passage: quote, mark: markIn(citation.mark, quote) };
+  }
+  return { passage: sourcePassage(src).trim(), mark: null };
+}
+
+/** Runs of white space as one space. @param {string} s */
+const flat = (s) => s.replace(/\s+/g, " ");
+
+/** The last `max` characters of `s` at most, cut at a word, after "…". @param {string} s @param {number} max */
+function clipStart(s, max) {
+  if (s.length <= max) return s;
+  if (max < 2) return "";
+  const cut = s.slice(s.length - (max - 1));
+  const space = cut.indexOf(" ");
+  return `…${(space >= 0 && space < cut.length * 0.4 ? cut.slice(space + 1) : cut).trimStart()}`;
+}
+
+/** The first `max` characters of `s` at most, cut at a word, before "…". @param {string} s @param {number} max */
+function clipEnd(s, max) {
+  if (s.length <= max) return s;
+  if (max < 2) return "";
+  const cut = s.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > cut.length * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * What a badge's tooltip shows of its passage, at most `max` characters: the whole marked
+ * part (clipped only when it alone is longer) with as much of the passage on either side
+ * as fits, cut at words with "…", so that the mark is always in view. No mark: the
+ * passage clipped from its start, one unmarked part.
+ * @param {string} passage @param {[number, number]|null} mark @param {number} [max]
+ * @returns {TipPart[]}
+ */
+export function tipParts(passage, mark, max = TIP_CHARS) {
+  if (!mark) {
+    const text = clip(passage, max);
+    return text ? [{ text, mark: false }] : [];
+  }
+  const chars = Array.from(passage);
+  // The mark's ends are not spaces (markIn), so flattening each side on its own gives
+  // the same spacing as flattening the whole.
+  const marked = flat(chars.slice(mark[0], mark[1]).join(""));
+  if (marked.length > max - 2) return [{ text: clip(marked, max), mark: true }];
+  const before = flat(chars.slice(0, mark[0]).join("")).trimStart();
+  const after = flat(chars.slice(mark[1]).join("")).trimEnd();
+  const room = max - marked.length;
+  // Half the room after the mark (what follows the sentence), the rest before it; a side
+  // that needs less gives its share to the other.
+  const afterRoom = Math.min(after.length, Math.max(Math.floor(room / 2), room - before.length));
+  const beforeRoom = room - afterRoom;
+  /** @type {TipPart[]} */
+  const parts = [];
+  const lead = clipStart(before, beforeRoom);
+  if (lead) parts.push({ text: lead, mark: false });
+  parts.push({ text: marked, mark: true });
+  const tail = clipEnd(after, afterRoom);
+  if (tail) parts.push({ text: tail, mark: false });
+  return parts;
 }
 
 /**
  * An answer as text parts and citation parts, each citation with what its tooltip shows
- * and where its link goes. A badge whose number is not among `sources` has `source: null`.
+ * (its passage, the part that backs the sentence marked) and where its link goes. A badge
+ * whose number is not among `sources` has `source: null`.
  * @param {unknown} answer @param {unknown} citations @param {unknown} sources
  * @returns {(TextPart|CitePart)[]}
  */
@@ -135,13 +225,19 @@ export function answerParts(answer, citations, sources) {
   return tokens.map((t, i) => {
     if ("text" in t) return t;
     const src = sourceFor(sources, t.cite);
-    const passage = src ? backing(checks[i], src, t.cite) : "";
+    const { passage, mark } = src ? backing(checks[i], src, t.cite) : { passage: "", mark: null };
+    const tip = tipParts(passage, mark);
+    const marked = mark ? Array.from(passage).slice(mark[0], mark[1]).join("") : "";
     return {
       cite: t.cite,
       source: src,
       title: src ? str(src.title).trim() || str(src.url) || `Source ${t.cite}` : `Source ${t.cite}`,
-      quote: clip(passage),
-      href: src ? textFragmentUrl(str(src.url), passage) : "",
+      quote: tip.map((p) => p.text).join(""),
+      tip,
+      marked,
+      // The page at the marked sentence: a shorter text directive than the passage, so it
+      // lands on the words that back the answer (Chrome opens the page's top if they changed).
+      href: src ? textFragmentUrl(str(src.url), marked || passage) : "",
     };
   });
 }

@@ -7,6 +7,10 @@
  * new question sends: a follow-up carries the `thread_id` of the previous answer's final
  * frame, so the host reuses the thread's sources. A host that sends no `thread_id` gets
  * follow-ups as new questions (still shown in the thread).
+ * What streams is checked already: the host sends only whole sentences that passed the
+ * citation check, each with its [Source N] tags, so the status says "Checking against
+ * your pages…" from the question until the final frame (more sentences may follow), and
+ * the final frame's checked answer replaces what streamed.
  * Never: touch the DOM or `chrome.*` (node tests import this); keep state outside the
  * thread object it is given.
  */
@@ -30,6 +34,23 @@ import { COULD_NOT_FIND, closestPassage, isCouldNotFind } from "./answer.js";
  * }} Turn
  * @typedef {{id: string|null, turns: Turn[]}} Thread
  */
+
+/** The status line while a turn runs: what streams has passed the check, more may come. */
+export const CHECKING = "Checking against your pages…";
+
+/**
+ * Streamed text with a checked chunk after it. The host sends whole sentences and may
+ * leave out the space between two of them ("…tree [Source 1].It…"): one is put back only
+ * there, after a sentence's end and before a new one's start, so words cut across chunks
+ * (an older host streams raw tokens) are never split.
+ * @param {string} shown @param {string} chunk
+ */
+export function joinChunk(shown, chunk) {
+  // A sentence's end, or its citation tags (a reader quote ends "“…” [Source 2]").
+  const ended = /(?:[.!?…]["'”’)\]]*|\[Sources?\s*\d[^\]]*\])$/u.test(shown);
+  const starts = /^["'“‘(\[]?\p{Lu}/u.test(chunk);
+  return ended && starts ? `${shown} ${chunk}` : shown + chunk;
+}
 
 /** @returns {Thread} */
 export function newThread() {
@@ -62,7 +83,7 @@ export function ask(thread, question, opts = {}) {
     question: asked,
     answer: "",
     state: "asking",
-    status: "Thinking…",
+    status: CHECKING,
     sources: [],
     citations: [],
     notFound: false,
@@ -90,13 +111,14 @@ export function apply(thread, m) {
   if (!t || !isRunning(thread) || !m || typeof m !== "object") return false;
   if (m.type === "context") {
     t.status = m.used_tab
-      ? `Using the current tab (“${m.title || "untitled"}”) and your history…`
-      : "The current tab can't be used (Rewind doesn't record it); using your history…";
+      ? `Using the current tab (“${m.title || "untitled"}”) and your history. ${CHECKING}`
+      : `The current tab can't be used (Rewind doesn't record it); using your history. ${CHECKING}`;
   } else if (m.type === "chunk") {
     if (typeof m.text !== "string") return false;
-    t.answer += m.text;
+    t.answer = joinChunk(t.answer, m.text);
     t.state = "answering";
-    t.status = "";
+    // Checked sentences so far; the check goes on until the final frame.
+    t.status = CHECKING;
   } else if (m.type === "frame") {
     if (!Array.isArray(m.frame?.sources)) return false;
     t.sources = m.frame.sources;

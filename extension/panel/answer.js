@@ -4,9 +4,10 @@
  * as result cards; for a "closest passage" reply, that passage quoted, with its page).
  *
  * Job: build the elements of a turn's answer from lib/answer.js's parts. A badge is a
- * link that opens the page at the passage backing its sentence (a text fragment); its
- * tooltip (role="tooltip", tied by aria-describedby) shows that passage as text, stays
- * while the pointer is on it, and Escape closes it.
+ * link that opens the page at the passage backing its sentence (a text fragment: at the
+ * marked sentence when the host marked one); its tooltip (role="tooltip", tied by
+ * aria-describedby) shows that passage as text, the sentence that backs the answer in a
+ * <mark>, stays while the pointer is on it, and Escape closes it.
  * Never: put page text or model text into HTML (lib/dom.js builds every element), or
  * link anywhere but the cited page.
  */
@@ -92,8 +93,15 @@ export function answerBody(answer, citations, sources, idPrefix) {
       "div",
       { class: "cite-tip", role: "tooltip", id, hidden: true },
       h("strong", { class: "tip-title", text: `${part.cite} · ${part.title}` }),
-      part.quote ? h("p", { class: "quote", text: part.quote }) : null,
-      h("span", { class: "tip-hint muted", text: "Click the number to open the page at this passage." }),
+      part.tip.length
+        ? h("p", { class: "quote" }, ...part.tip.map((t) => (t.mark ? h("mark", { text: t.text }) : t.text)))
+        : null,
+      h("span", {
+        class: "tip-hint muted",
+        text: part.marked
+          ? "Click the number to open the page at the marked words."
+          : "Click the number to open the page at this passage.",
+      }),
     );
     tips.append(tip);
     tipper.bind(badge, tip);

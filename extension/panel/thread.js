@@ -1,10 +1,11 @@
 /**
  * The side panel's answers: a thread of questions and answers above the results.
  *
- * Job: ask through the worker's "ask" port (background/ports.js), stream each answer in,
- * replace it with the checked answer when the final frame comes, show it as a
- * conversation (lib/thread.js holds the state), let the person stop it, and send
- * follow-ups in the same thread (with the previous answer's `thread_id`).
+ * Job: ask through the worker's "ask" port (background/ports.js), stream each answer in
+ * (checked sentences only, under "Checking against your pages…" in the polite live
+ * region #ask-status), replace it with the checked answer when the final frame comes,
+ * show it as a conversation (lib/thread.js holds the state), let the person stop it, and
+ * send follow-ups in the same thread (with the previous answer's `thread_id`).
  * Never: render model or page text as HTML (panel/answer.js), or keep a port open once
  * an answer has ended.
  */
@@ -67,7 +68,10 @@ export function createThread(els, hooks) {
       else els.turns.append(item);
     }
     while (els.turns.children.length > thread.turns.length) els.turns.lastElementChild?.remove();
-    els.status.textContent = last?.status ?? "";
+    // The status is a polite live region: written again with the same words at each
+    // checked sentence, a screen reader would say "Checking against your pages…" each time.
+    const status = last?.status ?? "";
+    if (els.status.textContent !== status) els.status.textContent = status;
     els.section.setAttribute("aria-busy", running ? "true" : "false");
     els.askButton.disabled = running;
     els.followButton.disabled = running;

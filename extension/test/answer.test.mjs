@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  COULD_NOT_FIND, TIP_CHARS, answerParts, clip, closestPages, closestPassage, isCouldNotFind, sourceFor, sourcePassage,
+  COULD_NOT_FIND, TIP_CHARS, answerParts, clip, closestPages, closestPassage, isCouldNotFind, markIn, sourceFor,
+  sourcePassage, tipParts,
 } from "../lib/answer.js";
+import { textFragmentUrl } from "../lib/format.js";
 
 const VENV = "https://docs.example/tutorial/venv.html";
 const SORT = "https://docs.example/howto/sorting.html";
@@ -146,4 +148,99 @@ test("couldn't find: the closest pages are history sources as cards, once each, 
   assert.equal(pages[0].snippet, VENV_PASSAGE);
   assert.equal(pages[0].visit_count, 2);
   assert.deepEqual(closestPages(undefined), []);
+});
+
+// A passage of the lighthouse page as the host packs it, and the sentence in it that backs
+// the answer's sentence (the citation's `mark`, code points into `quote`).
+const LIGHT = "https://site.example/lighthouse.html";
+const LENS_PASSAGE =
+  "Keepers polished the prisms every morning. Augustin Fresnel replaced one thick heavy lens with " +
+  "concentric rings of glass prisms. The lens became lighter and the beam far brighter.";
+const LENS_SENTENCE = "Augustin Fresnel replaced one thick heavy lens with concentric rings of glass prisms.";
+const LENS_MARK = [LENS_PASSAGE.indexOf(LENS_SENTENCE), LENS_PASSAGE.indexOf(LENS_SENTENCE) + LENS_SENTENCE.length];
+const LIGHT_SOURCES = [{ n: 1, kind: "history", url: LIGHT, title: "The Fresnel lens", passages: [{ text: LENS_PASSAGE }] }];
+
+test("a reader quote (status quoted) is a cited sentence: text, then its badge", () => {
+  const answer = `“${LENS_SENTENCE}” [Source 1] The lens became lighter [Source 1].`;
+  const citations = [
+    { sentence: `“${LENS_SENTENCE}”`, cited: [1], sources: [1], status: "quoted", quote: LENS_PASSAGE, mark: LENS_MARK },
+    { sentence: "The lens became lighter.", cited: [1], sources: [1], status: "ok", quote: "The lens became lighter" },
+  ];
+  const parts = answerParts(answer, citations, LIGHT_SOURCES);
+  assert.deepEqual(parts.map((p) => ("text" in p ? p.text : p.cite)),
+    [`“${LENS_SENTENCE}” `, 1, " The lens became lighter ", 1, "."]);
+  const [quoted, ok] = cites(parts);
+  assert.equal(quoted.title, "The Fresnel lens");
+  assert.equal(quoted.quote, LENS_PASSAGE, "its own citation's passage, not the next one's");
+  assert.equal(quoted.marked, LENS_SENTENCE);
+  assert.equal(ok.quote, "The lens became lighter");
+  assert.equal(ok.marked, "", "no mark: the passage as before");
+});
+
+test("a mark: the tooltip's passage with the backing sentence marked, the link at that sentence", () => {
+  const answer = "Fresnel used rings of glass prisms instead of one heavy lens [Source 1].";
+  const citations = [{ sentence: "Fresnel used rings of glass prisms instead of one heavy lens.", cited: [1],
+    sources: [1], status: "ok", quote: LENS_PASSAGE, mark: LENS_MARK }];
+  const [part] = cites(answerParts(answer, citations, LIGHT_SOURCES));
+  assert.deepEqual(part.tip, [
+    { text: "Keepers polished the prisms every morning. ", mark: false },
+    { text: LENS_SENTENCE, mark: true },
+    { text: " The lens became lighter and the beam far brighter.", mark: false },
+  ]);
+  assert.equal(part.quote, LENS_PASSAGE);
+  assert.equal(part.marked, LENS_SENTENCE);
+  // The link goes to the marked sentence (not the passage's first words), on the same page.
+  assert.equal(part.href, textFragmentUrl(LIGHT, LENS_SENTENCE));
+  assert.ok(part.href.startsWith(`${LIGHT}#:~:text=Augustin%20Fresnel%20replaced`), part.href);
+  assert.ok(decodeURIComponent(part.href).endsWith("rings of glass prisms."), part.href);
+  assert.notEqual(part.href, textFragmentUrl(LIGHT, LENS_PASSAGE));
+  // Without a mark (an older host): the whole passage, unmarked, and the link at it.
+  const [old] = cites(answerParts(answer, [{ ...citations[0], mark: undefined }], LIGHT_SOURCES));
+  assert.deepEqual(old.tip, [{ text: LENS_PASSAGE, mark: false }]);
+  assert.equal(old.href, textFragmentUrl(LIGHT, LENS_PASSAGE));
+  // The mark is an offset into the quote only, the quote of the sentence's first source:
+  // the badge of its second source shows that source's own passage, unmarked.
+  const sources = [{ n: 1, url: SORT, title: "Sorting", passage: SORT_PASSAGE }, { ...LIGHT_SOURCES[0], n: 2 }];
+  const [first, second] = cites(answerParts("Two sources [Source 2] [Source 1].",
+    [{ ...citations[0], sentence: "Two sources.", sources: [2, 1] }], sources));
+  assert.deepEqual([first.cite, first.marked], [2, LENS_SENTENCE]);
+  assert.deepEqual([second.cite, second.marked, second.quote], [1, "", SORT_PASSAGE]);
+  assert.equal(second.href, textFragmentUrl(SORT, SORT_PASSAGE));
+});
+
+test("marks are code points, clamped, trimmed of spaces; junk is no mark", () => {
+  const quote = "Emoji 😀 first.  Then the backing one.  ";
+  const s = Array.from(quote).indexOf("T");
+  assert.deepEqual(markIn([s - 2, s + 20], quote), [s, s + 20], "the spaces before it are not marked");
+  assert.equal(Array.from(quote).slice(...markIn([s, 999], quote)).join(""), "Then the backing one.");
+  for (const junk of [null, undefined, "0,5", [3], [5, 5], [9, 2], ["a", 4], [NaN, 4], [1, 2, 3], [-9, -1]]) {
+    assert.equal(markIn(junk, quote), null, JSON.stringify(junk));
+  }
+  assert.deepEqual(markIn([-5, 5], quote), [0, 5], "clamped to the quote");
+  assert.deepEqual(tipParts(quote, markIn([s, 999], quote)).map((p) => p.text),
+    ["Emoji 😀 first. ", "Then the backing one."]);
+});
+
+test("a long passage is clipped around its mark, so the marked sentence stays in the tooltip", () => {
+  const before = "Early words about other things. ".repeat(30);
+  const after = " Later words about more things.".repeat(30);
+  const passage = `${before}${LENS_SENTENCE}${after}`;
+  const start = Array.from(before).length;
+  const parts = tipParts(passage, markIn([start, start + LENS_SENTENCE.length], passage));
+  assert.equal(parts.length, 3);
+  assert.deepEqual(parts[1], { text: LENS_SENTENCE, mark: true });
+  assert.ok(parts[0].text.startsWith("…") && !parts[0].mark, parts[0].text);
+  assert.ok(parts[2].text.endsWith("…") && !parts[2].mark, parts[2].text);
+  const total = parts.map((p) => p.text).join("").length;
+  assert.ok(total <= TIP_CHARS && total > TIP_CHARS - 20, `${total}`);
+  // A mark at the very end gets all the room before it; one longer than the tooltip is clipped.
+  const end = Array.from(passage).length;
+  const tail = tipParts(passage, markIn([end - 30, end], passage));
+  assert.equal(tail.length, 2);
+  assert.ok(tail[1].mark && !tail[0].mark);
+  const tailChars = tail.map((p) => p.text).join("").length;
+  assert.ok(tailChars <= TIP_CHARS && tailChars > TIP_CHARS - 20, `${tailChars}`);
+  const huge = tipParts(passage, [0, Array.from(passage).length]);
+  assert.equal(huge.length, 1);
+  assert.ok(huge[0].mark && huge[0].text.length <= TIP_CHARS);
 });

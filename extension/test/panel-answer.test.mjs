@@ -7,6 +7,7 @@ const doc = parse("<!doctype html><html><body></body></html>");
 Object.assign(globalThis, { document: doc, location: { href: "chrome-extension://ext-id/sidepanel.html" } });
 const { answerBody, closestBody, closestList } = await import("../panel/answer.js");
 const { closestPassage } = await import("../lib/answer.js");
+const { textFragmentUrl } = await import("../lib/format.js");
 
 const EVIL = '<img src=x onerror="alert(1)">Quokkaflux counts <b>marsupials</b> by moonlight.';
 const SOURCES = [{ n: 1, kind: "history", url: "https://evil.example/q", title: "<script>x</script>Quokka",
@@ -53,4 +54,28 @@ test("a closest passage: the lead, the quote and the link, hostile page text as 
   assert.equal(links.length, 2);
   for (const a of links) assert.ok(a.getAttribute("href").startsWith("https://evil.example/q#:~:text="));
   assert.equal(el.querySelector("a.cite").getAttribute("aria-label"), "Source 1: <script>x</script>Quokka");
+});
+
+test("a marked citation: the tooltip marks the backing sentence with <mark>, as text; the link goes to it", () => {
+  const backing = '<b>Marsupials</b> are counted at dawn <img src=x onerror="alert(3)">.';
+  const quote = `Rangers walk the path. ${backing} The book is waterproof.`;
+  const start = Array.from(quote).indexOf("<");
+  const mark = [start, start + Array.from(backing).length];
+  const citations = [{ sentence: "Quokkas are counted at dawn.", cited: [1], sources: [1], status: "quoted", quote, mark }];
+  const { answer, tips } = answerBody("“Quokkas are counted at dawn.” [Source 1]", citations, SOURCES, "t1");
+  const badge = answer.querySelector("a.cite");
+  assert.ok(badge, "a reader quote gets its badge");
+  assert.equal(answer.textContent, "“Quokkas are counted at dawn.” 1");
+  const tip = tips.querySelector(`#${badge.getAttribute("aria-describedby")}`);
+  const marks = tip.querySelectorAll(".quote mark");
+  assert.equal(marks.length, 1);
+  assert.equal(marks[0].textContent, backing);
+  assert.equal(tip.querySelector(".quote").textContent, quote.trim());
+  assert.equal(tip.querySelectorAll("img, b, script").length, 0, "page text made no elements");
+  assert.match(tip.textContent, /open the page at the marked words/);
+  assert.equal(badge.getAttribute("href"), textFragmentUrl("https://evil.example/q", backing));
+  // An older host (no mark): no <mark>, the link at the passage.
+  const old = answerBody("“Quokkas are counted at dawn.” [Source 1]", [{ ...citations[0], mark: null }], SOURCES, "t2");
+  assert.equal(old.tips.querySelectorAll("mark").length, 0);
+  assert.equal(old.answer.querySelector("a.cite").getAttribute("href"), textFragmentUrl("https://evil.example/q", quote));
 });

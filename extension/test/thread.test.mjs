@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { COULD_NOT_FIND } from "../lib/answer.js";
-import { apply, ask, askAgain, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
+import { CHECKING, apply, ask, askAgain, isRunning, joinChunk, lastTurn, newThread, stop } from "../lib/thread.js";
 
 const SOURCES = [{ n: 1, kind: "history", url: "https://docs.example/venv", title: "Venv", passage: "p" }];
 
@@ -16,12 +16,12 @@ test("a question streams in, then the checked answer replaces it", () => {
   const msg = ask(t, "  Why use a venv?  ");
   assert.deepEqual(msg, { type: "ask", question: "Why use a venv?", include_tab: false });
   assert.ok(isRunning(t));
-  assert.equal(lastTurn(t)?.status, "Thinking…");
+  assert.equal(lastTurn(t)?.status, CHECKING);
   apply(t, { type: "chunk", text: "To keep " });
   apply(t, { type: "chunk", text: "packages apart" });
   assert.equal(lastTurn(t)?.answer, "To keep packages apart");
   assert.equal(lastTurn(t)?.state, "answering");
-  assert.equal(lastTurn(t)?.status, "");
+  assert.equal(lastTurn(t)?.status, CHECKING);
   apply(t, { type: "frame", frame: { sources: SOURCES } });
   assert.equal(lastTurn(t)?.sources, SOURCES);
   apply(t, { type: "done", reply: { answer: "Checked [Source 1].", supported: true, sources: SOURCES,
@@ -100,7 +100,7 @@ test("the current tab's context, notices, and junk messages", () => {
   const t = newThread();
   ask(t, "About this tab?", { includeTab: true });
   apply(t, { type: "context", used_tab: true, title: "HNSW" });
-  assert.equal(lastTurn(t)?.status, "Using the current tab (“HNSW”) and your history…");
+  assert.equal(lastTurn(t)?.status, `Using the current tab (“HNSW”) and your history. ${CHECKING}`);
   apply(t, { type: "context", used_tab: false });
   assert.match(lastTurn(t)?.status ?? "", /^The current tab can't be used/);
   assert.ok(!apply(t, null));
@@ -151,4 +151,53 @@ test("an answer cut off (the worker or helper went away) may be asked again; a s
   assert.equal(lastTurn(t)?.state, "asking");
   assert.ok(stop(t, "Stopped."));
   assert.equal(askAgain(t), null, "the person stopped it: no ask again");
+});
+
+test("checked sentences stream under 'Checking against your pages…' until the final frame", () => {
+  const t = newThread();
+  ask(t, "What did Fresnel replace?");
+  assert.equal(CHECKING, "Checking against your pages…");
+  assert.equal(lastTurn(t)?.status, CHECKING, "from the question on");
+  const sentences = [
+    "Fresnel replaced one thick heavy lens [Source 1].",
+    " “The lens became lighter.” [Source 1]",
+    "Keepers polished the prisms [Source 2].",
+  ];
+  const shown = [];
+  for (const text of sentences) {
+    assert.ok(apply(t, { type: "chunk", text }));
+    assert.equal(lastTurn(t)?.status, CHECKING, "a checked sentence does not end the check");
+    assert.equal(lastTurn(t)?.state, "answering");
+    shown.push(lastTurn(t)?.answer);
+  }
+  // Whole sentences, in order; the space the host left out between two is put back.
+  assert.deepEqual(shown, [
+    "Fresnel replaced one thick heavy lens [Source 1].",
+    "Fresnel replaced one thick heavy lens [Source 1]. “The lens became lighter.” [Source 1]",
+    "Fresnel replaced one thick heavy lens [Source 1]. “The lens became lighter.” [Source 1] " +
+      "Keepers polished the prisms [Source 2].",
+  ]);
+  apply(t, { type: "frame", frame: { sources: SOURCES } });
+  assert.equal(lastTurn(t)?.status, CHECKING, "the sources frame does not end it either");
+  apply(t, { type: "done", reply: { answer: "Checked [Source 1].", supported: true, sources: SOURCES, notice: null } });
+  assert.equal(lastTurn(t)?.status, "", "done: the status goes (or becomes the reply's notice)");
+  assert.equal(lastTurn(t)?.answer, "Checked [Source 1].");
+
+  // With the current tab: the tab line says the check is on as well, until a sentence comes.
+  ask(t, "And this tab?", { includeTab: true });
+  apply(t, { type: "context", used_tab: true, title: "Lenses" });
+  assert.ok(lastTurn(t)?.status.endsWith(CHECKING));
+  apply(t, { type: "chunk", text: "It says so [Source 1]." });
+  assert.equal(lastTurn(t)?.status, CHECKING);
+});
+
+test("chunks join as sent, with a space only between two whole sentences", () => {
+  assert.equal(joinChunk("One [Source 1].", "Two."), "One [Source 1]. Two.");
+  assert.equal(joinChunk("One [Source 1].", " Two."), "One [Source 1]. Two.");
+  assert.equal(joinChunk("“Quoted.” [Source 2]", "Next."), "“Quoted.” [Source 2] Next.");
+  assert.equal(joinChunk("One.", "“Quoted.” [Source 2]"), "One. “Quoted.” [Source 2]");
+  // Raw tokens of an older host: never split a word or a number.
+  assert.equal(joinChunk("To ke", "ep"), "To keep");
+  assert.equal(joinChunk("pi is 3.", "14"), "pi is 3.14");
+  assert.equal(joinChunk("", "First."), "First.");
 });

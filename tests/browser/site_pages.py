@@ -1,6 +1,6 @@
 """The small local web site the browser tests read: plain articles, a sign-in page, a
-hostile page. Each article has its own topic and one made-up word, so a test can tell
-pages apart in the store and in search results.
+hostile page, a long article in sections. Each article has its own topic and one made-up
+word, so a test can tell pages apart in the store and in search results.
 """
 
 from __future__ import annotations
@@ -136,6 +136,87 @@ waterproof book, so the numbers from different years can be compared fairly.</p>
 """
 
 
+# A long article in sections: the passage that answers LONG_QUESTION is in its fifth
+# section, far below the first screen, so a link to it must scroll the page there.
+LONG_PATH = "articles/canal-locks.html"
+LONG_TITLE = "Working a canal lock, step by step"
+LONG_SECTIONS: list[tuple[str, list[str]]] = [
+    ("Why canals need locks", [
+        "A canal is level water, but the land it crosses is not. Where the ground rises, the "
+        "canal climbs in steps, and each step is a lock: a walled chamber with gates at both "
+        "ends that lifts or lowers a boat from one level of water to the next.",
+        "Before locks, barges were dragged over ramps or their cargo was carried around the "
+        "slope by hand. A single flight of locks could replace a day of hauling with an hour "
+        "of patient work at the gates.",
+        "Most narrow canals rise only a few feet at each lock, so a long climb needs many of "
+        "them in a row. Boaters call a long row of locks close together a flight.",
+    ]),
+    ("The parts of a lock", [
+        "The chamber is a brick or stone box just longer than the longest boat the canal was "
+        "built for. Its walls are often worn smooth where generations of hulls have rubbed "
+        "against them.",
+        "Each end of the chamber is closed by heavy timber gates. Long balance beams stick out "
+        "from the gates over the towpath, and a person leans on a beam to swing a gate open "
+        "once the water on both sides is level.",
+        "The water itself moves through paddles, small sluices in the gates or in culverts in "
+        "the ground beside them, wound up and down with a removable crank.",
+    ]),
+    ("A short history of the pound lock", [
+        "The pound lock, with two sets of gates and a chamber between them, spread across "
+        "Europe in the fifteenth and sixteenth centuries, and canal engineers later copied it "
+        "on every continent.",
+        "In the great age of canal building, companies raced to dig new routes for coal, "
+        "pottery and grain, and whole villages grew up around busy flights of locks.",
+        "Railways took most of that trade within a few decades. Many canals silted up, and "
+        "volunteers have spent the last fifty years clearing and reopening them for "
+        "pleasure boats.",
+    ]),
+    ("Crews, queues and manners at the lock", [
+        "On a busy summer day boats queue at popular flights. The usual rule is first come, "
+        "first served, and crews help one another with the heavy gates.",
+        "Two narrow boats can often share a broad lock side by side, which saves both water "
+        "and time, so crews wave the next boat in rather than working the lock twice.",
+        "Children and dogs are kept well away from the lock edge, and nobody stands on a "
+        "moving gate or leans over the chamber while the water is rising.",
+    ]),
+    ("Going down: emptying the chamber", [
+        "To take a boat down, the crew closes the top gates behind it and then winds up the "
+        "ground paddles of the bottom gates with a windlass. The water drains out of the "
+        "chamber until it is level with the canal below, and the boat sinks slowly with it. "
+        "Old boatmen call that slow fall of the boat the drowsedrop.",
+        "Once the levels match, the crew pushes the bottom gates open with the balance beams, "
+        "the boat motors out, and the last person closes the gates and lowers every paddle "
+        "again.",
+    ]),
+    ("Looking after a lock in winter", [
+        "Canal companies close flights of locks for a few weeks each winter to replace worn "
+        "gates, repoint the brickwork and clear the silt that builds up in the chamber.",
+        "New gates are still made from oak, each pair built to fit its own chamber, and a "
+        "well made pair of gates lasts about twenty-five years before it leaks too much.",
+    ]),
+]
+LONG_QUESTION = "How does a crew take a boat down through a canal lock?"
+
+
+def long_article_html() -> str:
+    sections = "\n".join(
+        f"<section><h2>{html.escape(heading)}</h2>\n"
+        + "\n".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+        + "</section>"
+        for heading, paragraphs in LONG_SECTIONS
+    )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(LONG_TITLE)}</title></head>
+<body>
+<nav><a href="/">Home</a> · <a href="/articles/">Articles</a></nav>
+<main><article><h1>{html.escape(LONG_TITLE)}</h1>
+{sections}
+</article></main>
+<footer>A page served by Rewind's browser tests.</footer>
+</body></html>
+"""
+
+
 def article_html(title: str, paragraphs: list[str]) -> str:
     body = "\n".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
     return f"""<!doctype html>
@@ -156,3 +237,4 @@ def write_site(root: Path) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(article_html(title, paragraphs), encoding="utf-8")
     (root / HOSTILE_PATH).write_text(HOSTILE_HTML, encoding="utf-8")
+    (root / LONG_PATH).write_text(long_article_html(), encoding="utf-8")
