@@ -61,10 +61,42 @@ def ensure_venv() -> None:
         run([sys.executable, "-m", "venv", VENV])
 
 
+# llama.cpp's CPU kernels built for the x86-64 family rather than for this one processor
+# (-march=native): a native build on a processor with AMX tiles crashed in a virtual machine
+# that does not grant them (ggml_backend_amx_mul_mat, on the first word), and pip reuses a
+# wheel it built once, so it is built without pip's cache.
+LLAMA_CMAKE = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+
+
+def install_llama() -> None:
+    """llama-cpp-python, pinned in pyproject.toml, compiled with LLAMA_CMAKE (x86-64)."""
+    import platform
+    import re
+
+    pin = re.search(r'"(llama-cpp-python==[^"]+)"', (ROOT / "pyproject.toml").read_text())
+    assert pin, "pyproject.toml pins llama-cpp-python"
+    x86 = platform.machine().lower() in ("x86_64", "amd64")
+    key = hashlib.sha256(f"{pin.group(1)} {LLAMA_CMAKE if x86 else ''}".encode()).hexdigest()
+    stamp = VENV / f".llama-{key[:16]}"
+    if stamp.exists():
+        return
+    say(f"compiling {pin.group(1)} (~5 minutes on 2 cores)")
+    env = venv_env()
+    if x86:
+        env["CMAKE_ARGS"] = LLAMA_CMAKE
+    run([PY, "-m", "pip", "install", "--quiet", "--no-cache-dir", "--force-reinstall",
+         "--no-deps", pin.group(1)], cwd=ROOT, env=env)
+    for old in VENV.glob(".llama-*"):
+        old.unlink()
+    stamp.touch()
+
+
 def install_python(extras: str) -> None:
     """pip install the host with `extras`; skipped when pyproject.toml is unchanged and an
     earlier install already had these extras (or more)."""
     ensure_venv()
+    if "llm" in extras.split(","):
+        install_llama()
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
     wanted = set(extras.split(","))
     for stamp in VENV.glob(f".installed-{digest}-*"):

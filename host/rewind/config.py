@@ -222,22 +222,26 @@ class Settings:
     extract_token_budget: int = knob(
         700, "source tokens an answer made of the sources' own sentences draws from",
         lo=50, hi=32_768)
+    # The reader (answers/extractive.py) reads no prompt: it may look at more of a page
+    # than the model can (a page's answer is often a few short passages further down).
+    reader_passages: int = knob(12, "passages the reader picks an answer's quotes from")
+    reader_passages_per_page: int = knob(8, "of them, from one page at most")
     tab_passages: int = knob(2, "best passages of the current tab added as sources")
     context_passages: int = knob(25, "passages build_context considers")
     context_token_budget: int = knob(1000, "build_context / `rewind context` without a budget")
     context_min_trim_tokens: int = knob(
         24, "a passage is trimmed into the room left if at least this much is left")
-    citation_overlap_weight: float = knob(0.5, "support = (1 - w) cosine + w word overlap")
-    citation_support: float = knob(0.45, "support at which a source backs a sentence")
-    citation_clear: float = knob(0.55, "... and at which a missing citation is added")
-    citation_min_overlap: float = knob(
-        0.5, "share of a sentence's new words its source must have (made-up details) ...")
-    citation_strong_similarity: float = knob(0.8, "... unless the meaning is this close")
+    # A shown sentence must be in its source's words (answers/grounding.py): 1.0 is every
+    # word it adds to the question, inflection allowed. Fitted on the checker's labelled
+    # set (bench/quality/checker.py, docs/benchmarks.md "The citation checker").
+    citation_min_coverage: float = knob(
+        1.0, "share of a sentence's words (beyond the question's) its source must have",
+        lo=0.5, hi=1.0)
+    citation_min_similarity: float = knob(
+        0.2, "and the sentence at least this close to the passage in meaning (MiniLM's "
+        "scale): words of the page strung into another claim are not backed")
     citation_min_words: int = knob(
         3, "content words an extracted sentence needs (shorter: headings, fragments)")
-    citation_across_similarity: float = knob(
-        0.55, "a passage in another language than the sentence backs it by meaning alone, "
-        "from this cosine (MiniLM's scale)")
     stream_flush_s: float = knob(0.05, "streamed text goes out at most this often")
     # Facets (answers/facets.py, seed 000): off, because the offline 135M model cannot
     # split a question well and it costs one more model call before the answer.

@@ -82,7 +82,8 @@ def test_a_looping_model_is_stopped_and_said_once(history):
         "How often do I feed my starter?", on_chunk=streamed.append
     )
     assert result.supported and result.answer.count("once a week") == 1
-    assert "".join(streamed).count("once a week") == 2  # stopped at the first repeat
+    assert result.raw_answer.count("once a week") == 2  # stopped at the first repeat
+    assert "".join(streamed).count("once a week") == 1  # only checked sentences stream
     assert "Never seen" not in "".join(streamed)
 
 
@@ -116,7 +117,8 @@ def test_an_extract_draws_on_more_sources_than_the_model_read(history):
         follow = answerer.ask("And in the fridge?", thread_id=result.thread_id)
     finally:
         history.settings = Settings()
-    assert result.supported and "made of their sentences" in result.notice
+    assert result.supported and "not backed by your pages" in result.notice
+    assert "Bread" not in result.answer and result.raw_answer.startswith("Bread")
     model_read = fake.prompts[0][1]["content"].count("[Source ")
     assert result.context_tokens <= 90 and model_read >= 1
     prompt = " ".join(fake.prompts[0][1]["content"].split())
@@ -153,8 +155,11 @@ def test_no_llm_gives_an_extractive_cited_answer(history, tmp_path):
     assert result.model is None and result.supported
     assert re.search(r"\[Source \d+\]", result.answer)
     assert "once a day" in result.answer
-    assert "".join(streamed) == result.raw_answer
-    assert all(c["status"] in ("ok", "no_claim") for c in result.citations)
+    assert "".join(streamed).strip() == result.answer and result.raw_answer == ""
+    assert result.citations and all(c["status"] == "quoted" for c in result.citations)
+    for c in result.citations:  # each quote marks its own place in its passage
+        start, end = c["mark"]
+        assert c["quote"][start:end] == c["sentence"]
     assert "No language model is installed" in result.notice
     cited = {int(n) for n in re.findall(r"\[Source (\d+)\]", result.answer)}
     assert cited <= {s["n"] for s in result.sources}
@@ -199,7 +204,7 @@ def test_the_current_tab_is_a_source(history, tmp_path):
         "How long does the train to Sintra take?", provided=tab
     )
     assert result.sources[0]["kind"] == "tab" and result.sources[0]["url"] == tab.url
-    assert "40 minutes [Source 1]" in result.answer
+    assert "“The trip takes about 40 minutes.” [Source 1]" in result.answer
 
 
 # ---- the real model -----------------------------------------------------------------------
@@ -210,11 +215,12 @@ def test_real_model_answers_and_every_kept_sentence_is_backed(answerer):
     assert result.model == LLM and result.raw_answer
     t = result.timings
     assert t["retrieval_ms"] >= 0 and t["first_token_ms"] and t["total_ms"] >= t["first_token_ms"]
+    assert t["first_words_ms"] is not None and t["first_words_ms"] <= t["total_ms"]
     numbers = {s["n"] for s in result.sources}
     if result.supported:
         for c in result.citations:
-            if c["status"] in ("ok", "corrected", "added"):
-                assert c["support"] >= answerer.settings.citation_support
+            if c["status"] in ("ok", "corrected", "added", "quoted"):
+                assert c["support"] >= answerer.settings.citation_min_coverage
                 assert set(c["sources"]) <= numbers
         cited = {int(n) for n in re.findall(r"\[Source (\d+)\]", result.answer)}
         assert cited and cited <= numbers
@@ -236,13 +242,13 @@ def test_cancel_stops_an_answer_within_a_second(answerer):
     def run():
         out["r"] = answerer.ask(
             "Tell me everything about trams, starters and graphs.",
-            on_chunk=lambda _p: first.set(),
+            on_draft=lambda _p: first.set(),  # the model is writing
             cancel=cancel,
         )
 
     t = threading.Thread(target=run)
     t.start()
-    assert first.wait(300), "no answer text within 300 s"
+    assert first.wait(300), "no words from the model within 300 s"
     t0 = time.monotonic()
     cancel.set()
     t.join(5)
@@ -270,10 +276,10 @@ def test_streamed_answer_arrives_in_order_and_ends_with_its_sources(host):
     assert parts, "no chunk frames before the final one"
     assert all(set(f) == {"id", "ok", "done", "chunk"} and f["done"] is False for f in parts)
     assert final["ok"] and final["done"]
-    # The chunks are the model's text as it came; the raw answer is that text, less a last
-    # sentence cut off by the length limit or a repeat stopped early (drop_fragment).
+    # The chunks are the answer's checked sentences as they passed, nothing else: they add
+    # up to the final answer. The model's own words are only in raw_answer.
     streamed = "".join(f["chunk"] for f in parts)
-    assert final["raw_answer"] and streamed.startswith(final["raw_answer"])
+    assert final["raw_answer"] and streamed.strip() == final["answer"].strip()
     assert isinstance(final["answer"], str) and final["answer"]
     assert isinstance(final["supported"], bool) and isinstance(final["citations"], list)
     assert final["sources"] and all({"n", "url", "title"} <= set(s) for s in final["sources"])
@@ -288,13 +294,7 @@ def test_streamed_answer_arrives_in_order_and_ends_with_its_sources(host):
 
 def test_cancel_through_the_host(host):
     rid = host.send("ask", question="Tell me everything about trams and starters.")
-    first = None
-    deadline = time.monotonic() + 300
-    while first is None and time.monotonic() < deadline:
-        frame = host.next_frame(timeout=300)
-        if frame["id"] == rid:
-            first = frame
-    assert first is not None and first["done"] is False
+    time.sleep(0.5)  # loading the model or writing: nothing it drafts is sent to wait on
     t0 = time.monotonic()
     host.send("cancel", target_id=rid)
     frames = host.replies(rid, timeout=5)

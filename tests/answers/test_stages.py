@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from rewind.answers.stages import join, left_out, verdict
+from rewind.answers.outcome import join, left_out, verdict
 from rewind.search import relevance
 
 

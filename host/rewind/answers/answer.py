@@ -1,15 +1,16 @@
-"""Answers from the history: retrieve, pack, prompt, stream, then check every citation.
+"""Answers from the history: retrieve, pack, read, prompt, then check every sentence.
 
 The model is told to answer only from the numbered sources and to cite `[Source N]` after
-each claim; a small local model often does neither, so citations.py checks every sentence
-against the passages and the answer keeps only what they back. When the model's answer has
-no supported sentence but a source clearly answers (the relevance gate says so), the answer
-is made of the sources' own sentences (extractive.py), checked the same way; without a
-language model that is the answer too. Otherwise, when search found a page near the
-question, its best passage itself, quoted and cited (closest.py: `outcome` "closest", not
-`supported`); when nothing is near (the gate says "no"): "I couldn't find that in your
-history.", with the closest pages as the sources. Streamed text is the model's own words
-as they come; the final answer is the checked text, which replaces it. A follow-up
+each claim; a small local model often does neither, so citations.py holds every sentence
+to the passages' words as it completes, and only what they back is shown. When a source
+clearly answers (the relevance gate says so), its own sentences that answer are quoted
+(extractive.py, the reader): they lead a small model's answer, are the answer without a
+language model, and stand in for a larger model's answer when none of its sentences holds.
+Otherwise, when search found a page near the question, its best passage itself, quoted and
+cited (closest.py: `outcome` "closest", not `supported`); when nothing is near (the gate
+says "no"): "I couldn't find that in your history.", with the closest pages as the
+sources. Nothing unchecked is streamed: the model's draft is only in `raw_answer` and the
+`on_draft` debug view. A follow-up
 (`thread_id`) is asked over the same sources, with the thread's earlier turns, so llama.cpp
 reuses its prompt.
 With `answer_facets` on and a model loaded, the question is first split into facets,
@@ -37,8 +38,9 @@ from . import llm
 from .citations import CITE, Embed
 from .context import TabContext, build_context
 from .llm import Llm
+from .outcome import AskResult, Thread
 from .packing import BuiltContext
-from .stages import AskResult, Question, Thread
+from .stages import Question
 
 if TYPE_CHECKING:
     from ..profile.engine import Rewind
@@ -191,20 +193,21 @@ class Answerer:
         cancel: threading.Event | None = None,
         extractive: bool = False,
         thread_id: str | None = None,
+        on_draft: Callable[[str], None] | None = None,
     ) -> AskResult:
         """Answer `question` from the history, in stages (stages.py): retrieve and pack →
-        gate → generate → check → fall back; the first stage that has the answer ends it."""
-        q = Question(self, question, provided, budget, on_chunk, cancel, thread_id)
+        gate → read → write and check → compose. `on_chunk` gets checked text only, as it
+        is checked; `on_draft`, the model's own words as they come (a debug view)."""
+        q = Question(self, question, provided, budget, on_chunk, cancel, thread_id,
+                     on_draft=on_draft)
         q.retrieve(q.load(extractive))
         if not q.gate():  # the history does not hold it: no model time spent (its
             return q.could_not_find()  # closest pages are the sources)
         q.embed = self._embed()
-        if q.model is not None:
-            if not q.generate():
-                return q.result(q.raw, False, None, q.raw, cancelled=True)
-            if q.check():
-                return q.result(q.checked.answer, True, q.checked, q.raw)
-        return q.fall_back()
+        q.read()
+        if q.model is not None and not q.generate():
+            return q.cancelled()
+        return q.compose()
 
     # ---- helpers ------------------------------------------------------------------------
 

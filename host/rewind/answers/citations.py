@@ -1,16 +1,16 @@
-"""Citations checked against the sources: every sentence of an answer, matched by meaning
-and by words against each passage it could come from; its [Source N] corrected, added, or
-the sentence left out.
+"""Citations checked against the sources: every sentence of an answer held to the words of
+each passage it could come from; its [Source N] corrected, added, or the sentence left out.
 
 A small local model cites the wrong source or none, adds details no page has, and writes
 things that are not answers at all: a heading, a page title, a question back, a lead-in
 ("The answer to your question is:"). A sentence is a claim when it has content words and is
-none of those; each claim is compared with every passage of every source: cosine of
-embeddings, and the share of the words it adds to the question that the passage (and its
-page's title) has (restating the question proves nothing). A number no source contains
-counts against it. The passage that backs a sentence best is its `quote`: the citation
-points at the passage the sentence came from. What is shown is only the supported claims
-(and a bare "Yes." or "No." that answers the question).
+none of those; each claim is held to every passage of every source (grounding.py): the
+passage must have every word the sentence adds to the question, its numbers, code and
+identifiers as written, and the same "not". Meaning (cosine of embeddings) only ranks the
+passages that hold it and keeps out word salad. The passage that backs a sentence is its
+`quote`, and the part of it that does its `mark`: the citation points there. What is shown
+is only the supported claims; a bare "Yes." or "No." is no claim a page can back.
+`Checker` reads the sources once, so a streamed answer is checked a sentence at a time.
 This module must never call a sentence supported that no source backs, and never change
 the words of a sentence it keeps (only its citations).
 """
@@ -27,7 +27,8 @@ import numpy as np
 from ..config import Settings
 from ..index.derived import languages
 from ..models.cosine_scale import calibrated
-from ..text import SENTENCE_BREAK, content_words, letter_words, numbers, spaced_words, words
+from ..text import SENTENCE_BREAK, content_words, letter_words, spaced_words, words
+from .grounding import PassageWords, claim_words, ground
 from .packing import Source
 
 # [Source 1], [Sources 1 and 2], [Source 1, Source 3], [1], (Source 2) — but not a bare
@@ -52,7 +53,6 @@ _LEAD_IN = re.compile(
     re.IGNORECASE,
 )
 _QUESTION_LABEL = re.compile(r"^\s*(?:question|q)\s*\d*\s*[:.]", re.IGNORECASE)
-_YES_NO = re.compile(r"^\s*(?:yes|no)\b[\s,.!]*$", re.IGNORECASE)
 _END = re.compile(r"[.!?][\"'”’)\]]*$")
 _SMALL = frozenset("a an and as at but by for from in into of on or the to with".split())
 
@@ -134,12 +134,14 @@ class SentenceCheck:
     sentence: str
     cited: list[int]  # as the model wrote them
     sources: list[int]  # after checking
-    # ok | corrected | added | unsupported | no_claim | repeat, or a fragment never shown:
-    # question | lead_in | title | heading
+    # ok | corrected | added | quoted (a source's own sentence) | unsupported | no_claim |
+    # repeat, or a fragment never shown: question | lead_in | title | heading
     status: str
-    support: float  # the best passage's support
+    support: float  # the best passage's share of the sentence's words (1.0: all of them)
     best: int | None  # its source's number
     quote: str | None = None  # the passage that backs the sentence (as packed)
+    mark: tuple[int, int] | None = None  # the part of `quote` that backs it
+    missing: tuple[str, ...] = ()  # unsupported: what no source has (words, details)
 
     def to_dict(self) -> dict:
         return {
@@ -150,10 +152,12 @@ class SentenceCheck:
             "support": round(self.support, 3),
             "best": self.best,
             "quote": self.quote,
+            "mark": list(self.mark) if self.mark else None,
+            "missing": list(self.missing),
         }
 
 
-SHOWN = ("ok", "corrected", "added")
+SHOWN = ("ok", "corrected", "added", "quoted")
 
 
 @dataclass
@@ -202,31 +206,130 @@ def across(a: str, b: str) -> bool:
     return languages.UNKNOWN not in (a, b) and a != b
 
 
-def _support_across(numbers: set[str], cos: float | None, passage_text: str,
-                    settings: Settings) -> float:
-    """How well a passage in another language backs a claim: by meaning alone (the words
-    of an English sentence are not a German passage's, whatever it says), on the reference
-    scale, held to `citation_across_similarity`; a number the passage lacks still halves it."""
-    if cos is None or cos < settings.citation_across_similarity:
-        return 0.0
-    score = cos
-    if any(x not in passage_text for x in numbers):
-        score *= 0.5
-    return score
+@dataclass(frozen=True)
+class _Backing:
+    """One passage's verdict on one sentence."""
+
+    holds: bool
+    coverage: float
+    cosine: float
+    text: str
+    mark: tuple[int, int] | None
+    missing: tuple[str, ...]
+
+    @property
+    def rank(self) -> tuple[bool, float, float]:
+        return self.holds, self.coverage, self.cosine
 
 
-def _support(claimed: set[str], numbers: set[str], cos: float | None, passage_words: set[str],
-             passage_text: str, settings: Settings) -> float:
-    """How well one passage backs a claim (0..1)."""
-    overlap = len(claimed & passage_words) / len(claimed)
-    w = settings.citation_overlap_weight
-    score = overlap if cos is None else (1 - w) * max(0.0, cos) + w * overlap
-    strong = cos is not None and cos >= settings.citation_strong_similarity
-    if overlap < settings.citation_min_overlap and not strong:
-        score = min(score, overlap)  # too many words the passage does not have
-    if any(x not in passage_text for x in numbers):  # the commonest made-up detail
-        score *= 0.5
-    return score
+class Checker:
+    """The sources of one answer read once (their words, vectors and languages), so that
+    its sentences can be checked one at a time as the model writes them.
+
+    A sentence is backed by a passage when the passage has every word it adds to the
+    question (grounding.py: inflection allowed; numbers, code and identifiers as written;
+    the same polarity), with `citation_min_coverage` of its words at least, and is not far
+    from it in meaning (`citation_min_similarity`). A sentence in another language than
+    a source cannot be held to its words, so that source never backs it: the source's own
+    sentences are quoted instead (the reader, extractive.py).
+    """
+
+    def __init__(self, sources: Sequence[Source], embed: Embed | None, settings: Settings,
+                 question: str = "") -> None:
+        self.sources = list(sources)
+        self.embed = embed
+        self.settings = settings
+        self.asked = claim_words(question)
+        self.titles = [s.title for s in sources if s.title]
+        self._words = {s.n: [PassageWords(t, s.title) for t in s.texts] for s in sources}
+        self._vecs = _passage_vectors(sources, embed) if embed is not None else {}
+        self._lang = {s.n: language_of(f"{s.title}\n" + "\n".join(s.texts)) for s in sources}
+        self._asked_lang = language_of(question) if question else languages.UNKNOWN
+        self._said: set[frozenset[str]] = set()
+
+    def kind(self, body: str) -> str | None:
+        """None for a claim to check; else why it is no claim (fragment_kind, no_claim)."""
+        kind = fragment_kind(body, self.titles)
+        if kind is None and (not content_words(body) or _NOT_FOUND.search(body)):
+            return "no_claim"
+        return kind
+
+    def check(self, body: str, cited: list[int], vec: np.ndarray | None = None
+              ) -> SentenceCheck:
+        """One sentence (citations already split off) against every source."""
+        key = frozenset(content_words(body))
+        if key and key in self._said:  # the same sentence again: say it once
+            return SentenceCheck(body, cited, [], "repeat", 0.0, None)
+        self._said.add(key)
+        kind = self.kind(body)
+        if kind is not None:
+            return SentenceCheck(body, cited, [], kind, 0.0, None)
+        if vec is None and self.embed is not None and self._vecs:
+            vec = self.embed([body])[0]
+        lang = language_of(body)
+        lang = self._asked_lang if lang == languages.UNKNOWN else lang
+        best: dict[int, _Backing] = {}
+        for src in self.sources:
+            if across(lang, self._lang[src.n]):
+                continue  # its words cannot be held to this source's
+            cos = (reference_cosine(self.embed, self._vecs[src.n] @ vec)
+                   if vec is not None and src.n in self._vecs else None)
+            for j, pw in enumerate(self._words[src.n]):
+                g = ground(body, self.asked, pw)
+                c = float(cos[j]) if cos is not None else 1.0
+                b = _Backing(g.holds(self.settings.citation_min_coverage)
+                             and c >= self.settings.citation_min_similarity,
+                             g.coverage, c, src.texts[j], g.span,
+                             g.missing + g.missing_details)
+                if src.n not in best or b.rank > best[src.n].rank:
+                    best[src.n] = b
+        top = max(best, key=lambda n: (best[n].rank, -n)) if best else None
+        good = [n for n in cited if n in best and best[n].holds]
+        if good:
+            status, keep = ("ok" if good == cited else "corrected"), good
+        elif top is not None and best[top].holds:
+            status, keep = ("corrected" if cited else "added"), [top]
+        else:
+            missing = best[top].missing if top is not None else ()
+            return SentenceCheck(body, cited, [], "unsupported",
+                                 best[top].coverage if top is not None else 0.0, top,
+                                 missing=missing)
+        b = best[keep[0]]
+        return SentenceCheck(body, cited, keep, status, b.coverage, top, b.text, b.mark)
+
+    def quote(self, sentence: str, n: int, passage: str) -> SentenceCheck:
+        """A source's own sentence, as the reader picked it from `passage` of source `n`:
+        held by its source word for word (it is verbatim), shown in quotation marks."""
+        at = passage.find(sentence)
+        if at < 0:  # never: the reader only picks a passage's sentences
+            raise ValueError("a quote must be its passage's own text")
+        self._said.add(frozenset(content_words(sentence)))
+        return SentenceCheck(sentence, [n], [n], "quoted", 1.0, n, passage,
+                             (at, at + len(sentence)))
+
+    def claims(self, parts: Sequence[tuple[str, list[int]]]) -> dict[int, np.ndarray]:
+        """The vectors of the parts that are claims, embedded in one batch."""
+        todo = [i for i, (body, _c) in enumerate(parts) if self.kind(body) is None]
+        if not todo or self.embed is None or not self._vecs:
+            return {}
+        return dict(zip(todo, self.embed([parts[i][0] for i in todo]), strict=True))
+
+
+def shown_text(checks: Sequence[SentenceCheck]) -> str:
+    """The sentences an answer shows, with their checked citations (a source's own
+    sentence in quotation marks)."""
+    out = []
+    for c in checks:
+        if c.status == "quoted":
+            out.append(f"“{c.sentence}” " + " ".join(f"[Source {n}]" for n in c.sources))
+        elif c.status in SHOWN:
+            out.append(with_citations(c.sentence, c.sources))
+    return " ".join(out)
+
+
+def checked(checks: list[SentenceCheck]) -> Checked:
+    return Checked(shown_text(checks), checks, any(c.status in SHOWN for c in checks),
+                   [c.sentence for c in checks if c.status == "unsupported"])
 
 
 def check_answer(
@@ -239,73 +342,12 @@ def check_answer(
     """Match every sentence of `text` against the sources' passages; fix, add or flag its
     citations; leave out what no passage backs and what is no answer sentence.
 
-    Word overlap is judged on what a sentence adds to the question: "The quokkaflux method
+    Words are judged on what a sentence adds to the question: "The quokkaflux method
     counts marsupials by the moon" shares most words with a page about quokkaflux because
     it repeats the question; only "moon" is a claim, and the page must have it.
     """
-    asked = content_words(question)
+    checker = Checker(sources, embed, settings, question)
     parts = split_answer(text)
-    by_n = {s.n: s for s in sources}
-    titles = [s.title for s in sources if s.title]
-    words_of = {s.n: [content_words(f"{s.title} {t}") for t in s.texts] for s in sources}
-    vecs = _passage_vectors(sources, embed)
-    src_lang = {s.n: language_of(f"{s.title}\n" + "\n".join(s.texts)) for s in sources}
-    asked_lang = language_of(question) if question else languages.UNKNOWN
-    kinds = [fragment_kind(body, titles) for body, _ in parts]
-    claims = [i for i, (body, _c) in enumerate(parts)
-              if content_words(body) and kinds[i] is None and not _NOT_FOUND.search(body)]
-    claim_vecs: dict[int, np.ndarray] = {}
-    if claims and embed is not None and vecs:
-        claim_vecs = dict(zip(claims, embed([parts[i][0] for i in claims]), strict=True))
-
-    checks: list[SentenceCheck] = []
-    said: set[frozenset[str]] = set()
-    for i, (body, cited) in enumerate(parts):
-        key = frozenset(content_words(body))
-        if key and key in said:  # the same sentence again: say it once
-            checks.append(SentenceCheck(body, cited, [], "repeat", 0.0, None))
-            continue
-        said.add(key)
-        if i not in claims:
-            checks.append(SentenceCheck(body, cited, [], kinds[i] or "no_claim", 0.0, None))
-            continue
-        claimed = key - asked or key  # what it adds to the question (all, if nothing)
-        details = set(numbers(body))
-        vec = claim_vecs.get(i)
-        support: dict[int, float] = {}
-        quote: dict[int, str] = {}
-        lang = language_of(body)
-        lang = asked_lang if lang == languages.UNKNOWN else lang
-        for n, src in by_n.items():
-            cos = (reference_cosine(embed, vecs[n] @ vec) if vec is not None and n in vecs
-                   else None)
-            if across(lang, src_lang[n]):
-                scores = [_support_across(details, None if cos is None else float(cos[j]), t,
-                                          settings) for j, t in enumerate(src.texts)]
-            else:
-                scores = [_support(claimed, details, None if cos is None else float(cos[j]),
-                                   words_of[n][j], t, settings)
-                          for j, t in enumerate(src.texts)]
-            if scores:
-                j = int(np.argmax(scores))
-                support[n], quote[n] = scores[j], src.texts[j]
-        best = max(support, key=lambda n: (support[n], -n)) if support else None
-        top = support.get(best, 0.0) if best is not None else 0.0
-        valid = [n for n in cited if n in support]
-        good = [n for n in valid if support[n] >= settings.citation_support]
-        if good:
-            status, keep = ("ok" if good == cited else "corrected"), good
-        elif best is not None and top >= settings.citation_support and (
-                cited or top >= settings.citation_clear):
-            status, keep = ("corrected" if cited else "added"), [best]
-        else:
-            status, keep = "unsupported", []
-        checks.append(SentenceCheck(body, cited, keep, status, top, best,
-                                    quote.get(keep[0]) if keep else None))
-
-    supported = any(c.status in SHOWN for c in checks)
-    shown = [c for c in checks
-             if c.status in SHOWN or (c.status == "no_claim" and _YES_NO.match(c.sentence))]
-    answer = " ".join(with_citations(c.sentence, c.sources) for c in shown)
-    return Checked(answer, checks, supported,
-                   [c.sentence for c in checks if c.status == "unsupported"])
+    vecs = checker.claims(parts)
+    return checked([checker.check(body, cited, vecs.get(i))
+                    for i, (body, cited) in enumerate(parts)])

@@ -16,6 +16,7 @@ This module must never write to the store, and never pass page text on unfenced.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -50,6 +51,9 @@ class Retrieval:
     # The relevance gate's probability that the history answers the question (None: no
     # embedder, so no cosine to judge by).
     answerable: float | None = None
+    # What the reader picks sentences from (extractive.py): more passages, and more of a
+    # page, than the model's prompt can hold (`reader_passages`, `reader_passages_per_page`).
+    reading: list[Evidence] = field(default_factory=list)
 
 
 @dataclass
@@ -131,11 +135,36 @@ def history_evidence(
             dwell_s=page.dwell_s, domain=page.domain))
     ranked.sort(key=lambda e: (-e.score, e.passage_id or 0))
     chosen = _diverse(ranked, k, s.answer_passages_per_page, s.answer_pages_per_domain)
-    vecs = searcher.vectors_for([e.passage_id for e in chosen]) if chosen else None
+    meta.reading = _diverse(ranked, max(k, s.reader_passages), s.reader_passages_per_page,
+                            s.answer_pages_per_domain)
+    _passages_before(searcher, meta.reading)
+    both = list({id(e): e for e in [*chosen, *meta.reading]}.values())
+    vecs = searcher.vectors_for([e.passage_id for e in both]) if both else None
     if vecs is not None and found.query_vector is not None:
-        for e, v in zip(chosen, vecs, strict=True):
+        for e, v in zip(both, vecs, strict=True):
             e.vector = v if np.any(v) else None
     return chosen, meta
+
+
+_CODE_ONLY = re.compile(r"^\s*(?:>>>|›››|\$ |#|\{|<)")
+
+
+def _passages_before(searcher: Searcher, reading: list[Evidence]) -> None:
+    """Each passage's `before`: its page's passage before it, a code example or a label
+    between them skipped (one read for all the pages)."""
+    pages = {e.page_id for e in reading if e.page_id is not None}
+    if not pages:
+        return
+    by_page: dict[int, dict[int, str]] = {}
+    for _pid, page_id, p in searcher.store.passages_of(pages):
+        by_page.setdefault(page_id, {})[p.position] = p.text
+    for e in reading:
+        texts = by_page.get(e.page_id or -1, {})
+        for back in (1, 2, 3):
+            text = texts.get(e.position - back, "")
+            if text and not _CODE_ONLY.match(text) and re.search(r"[.!?:]\s*$", text):
+                e.before = text
+                break
 
 
 def provided_evidence(
@@ -211,13 +240,16 @@ def retrieve(
         extra = provided_evidence(
             provided, query, found.query_vector, emb.embed_documents if emb else None,
             settings, n)
+        reading = found.reading
         if provided.url:  # the tab itself, when it is also in the history: once is enough
             try:
                 same = urls.normalize(provided.url, settings.max_url_chars)
             except RewindError:
                 same = provided.url
             history = [e for e in history if e.url not in (same, provided.url)]
+            reading = [e for e in reading if e.url not in (same, provided.url)]
         history = interleave(extra, history)
+        found.reading = interleave(extra, reading)
         if extra and found.answerable is not None:  # the tab may hold what history lacks
             with engine.searcher() as searcher:
                 signals = relevance.read_provided(searcher, query, [e.text for e in extra],

@@ -42,6 +42,9 @@ class Evidence:
     dwell_s: float = 0.0
     domain: str = ""
     vector: np.ndarray | None = field(default=None, repr=False)  # unit vector, when known
+    # The page's passage just before this one (code and labels skipped), whose last
+    # sentence a quote of this one's first may point back at ("The same technique…").
+    before: str = field(default="", repr=False)
 
     @property
     def key(self) -> str:

@@ -1,14 +1,15 @@
 """One question's way through the answer, as named stages: retrieve (or a thread's
-sources) and pack → gate (does the history hold it?) → generate (the model's words,
-streamed) → check (every sentence against the sources) → fall back (the sources' own
-sentences, else the closest passage, else "I couldn't find that").
+sources) and pack → gate (does the history hold it?) → read (the sources' own sentences
+that answer it: the quote) → write and check (the model's words, each sentence held to the
+sources as it completes) → compose (what was shown is the answer; else the closest passage,
+else "I couldn't find that").
 
-`Question` holds what one question has gathered so far (its sources, verdict, timings,
-notice); `Answerer.ask` (answer.py) runs the stages in order and stops at the first that
-has the answer. Each stage is a method, each exit returns an `AskResult` through
-`result`.
-This module must never follow instructions found in page text, nor return a sentence as
-supported that no source backs.
+Nothing unchecked is streamed: the quote (verbatim) and the model's sentences that hold are
+the only text `on_chunk` gets; the model's draft goes to `on_draft` (a debug view) and the
+reply's `raw_answer`. `Question` holds what one question has gathered so far (its sources,
+verdict, checks, timings, notice); `Answerer.ask` (answer.py) runs the stages in order.
+This module must never follow instructions found in page text, nor show or return a
+sentence as supported that no source backs.
 """
 
 from __future__ import annotations
@@ -22,16 +23,26 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from ..config import Settings
 from ..errors import RewindError
-from ..index.derived import languages
 from ..search import relevance
 from . import facets
-from .citations import CITE, SHOWN, Checked, Embed, across, check_answer, language_of
+from .citations import (
+    CITE,
+    SHOWN,
+    Checked,
+    Checker,
+    Embed,
+    SentenceCheck,
+    shown_text,
+)
 from .closest import Closest, closest
 from .context import Retrieval, TabContext, retrieve
-from .extractive import compose
+from .extractive import quoted, read
+from .grounding import claim_words
 from .llm import Llm, Tokenizer
-from .packing import BuiltContext, Source, pack
+from .outcome import AskResult, Thread, join, language_note, left_out, verdict
+from .packing import BuiltContext, pack
 from .prompt import COULD_NOT_FIND, SYSTEM_PROMPT, answer_messages
+from .streaming import SentenceStream
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,60 +76,6 @@ class Answering(Protocol):
 
 
 @dataclass
-class AskResult:
-    answer: str
-    supported: bool
-    sources: list[dict]
-    citations: list[dict]
-    unsupported: list[str]
-    timings: dict[str, float | None]
-    model: str | None  # the LLM that answered; None: extracted without one
-    raw_answer: str  # what the model wrote, before checking
-    notice: str | None = None
-    cancelled: bool = False
-    context_tokens: int = 0
-    facets: list[dict] = field(default_factory=list)  # settings.answer_facets; empty when off
-    thread_id: str | None = None  # ask a follow-up over the same sources with it
-    closest: dict | None = None  # outcome "closest": the passage quoted (closest.py)
-
-    @property
-    def outcome(self) -> str:
-        """"answer" (supported), "closest" (the nearest passage, quoted: not an answer),
-        "not_found" or "cancelled"."""
-        if self.supported:
-            return "answer"
-        if self.cancelled:
-            return "cancelled"
-        return "closest" if self.closest is not None else "not_found"
-
-    def to_dict(self) -> dict:
-        return {
-            "answer": self.answer,
-            "supported": self.supported,
-            "outcome": self.outcome,
-            "closest": self.closest,
-            "sources": self.sources,
-            "citations": self.citations,
-            "unsupported": self.unsupported,
-            "timings": self.timings,
-            "model": self.model,
-            "notice": self.notice,
-            "context_tokens": self.context_tokens,
-            "raw_answer": self.raw_answer,
-            "facets": self.facets,
-            "thread_id": self.thread_id,
-        }
-
-
-@dataclass
-class Thread:
-    """A conversation's sources and its turns so far (question, checked answer)."""
-
-    built: BuiltContext
-    turns: list[tuple[str, str]]
-
-
-@dataclass
 class Question:
     """One question's state through the stages (answer.py's `Answerer.ask` runs them)."""
 
@@ -141,8 +98,16 @@ class Question:
     answerable: Literal["no", "maybe", "yes"] = "yes"
     timings: dict[str, float | None] = field(default_factory=dict)
     embed: Embed | None = None
-    raw: str = ""
-    checked: Checked | None = None
+    on_draft: Callable[[str], None] | None = None  # the model's raw words (a debug view)
+    raw: str = ""  # the model's draft, never shown as the answer
+    pool: BuiltContext | None = None  # the sources the answer cites (the reader's)
+    renumber: dict[int, int] = field(default_factory=dict)  # model's [Source N] -> pool's
+    checker: Checker | None = None
+    lead: str = "quote"  # "quote": the reader's sentences lead; "model": the model's
+    quotes: list[SentenceCheck] = field(default_factory=list)  # the reader's
+    written: list[SentenceCheck] = field(default_factory=list)  # the model's, checked
+    shown: list[SentenceCheck] = field(default_factory=list)  # streamed, in order
+    check_s: float = 0.0
 
     @property
     def settings(self) -> Settings:
@@ -224,64 +189,116 @@ class Question:
         assert self.built is not None
         return bool(self.built.sources) and self.answerable != "no"
 
-    # ---- stage 3: generate --------------------------------------------------------------
+    # ---- stage 3: read ------------------------------------------------------------------
 
-    def generate(self) -> bool:
-        """The model's answer, streamed; False when the question was cancelled meanwhile."""
-        assert self.model is not None and self.built is not None
-        t_gen = time.perf_counter()
-        self.raw, first = self.answerer._generate(
-            self.model, answer_messages(self.built.text, self.question, self.turns),
-            self.on_chunk, self.cancel)
-        self.timings["first_token_ms"] = self.ms(first)
-        self.timings["generation_ms"] = round((time.perf_counter() - t_gen) * 1000, 1)
-        return not (self.cancel is not None and self.cancel.is_set())
-
-    # ---- stage 4: check -----------------------------------------------------------------
-
-    def check(self) -> bool:
-        """Every sentence of the model's answer against the sources; True when some hold."""
-        assert self.built is not None
-        t_check = time.perf_counter()
-        self.checked = check_answer(self.raw, self.built.sources, self.embed, self.settings,
-                                    self.question)
-        self.timings["check_ms"] = round((time.perf_counter() - t_check) * 1000, 1)
-        if self.checked.supported and self.checked.unsupported:
-            self.notice = join(self.notice, left_out(self.checked.unsupported))
-        return self.checked.supported
-
-    # ---- stage 5: fall back -------------------------------------------------------------
-
-    def fall_back(self) -> AskResult:
-        """No supported answer from the model (or no model): the sources' own sentences
-        when a source clearly answers, else the closest passage, else "couldn't find"."""
-        if self.answerable != "yes":  # near the topic only: an extract would not answer
-            return self.nearest()
-        # The model wrote nothing a source backs (or there is none), but a source is close
-        # to the question: answer with its own sentences, checked like any answer. No model
-        # reads them, so they may come from more passages than the model's prompt held.
+    def read(self) -> None:
+        """The reader's quote (extractive.py): the sources' own sentences that answer the
+        question. No model reads them, so they may come from more passages than the model's
+        prompt holds (`pool`); the model's citations are renumbered to it. A small model's
+        answer leads with the quote (models.json `answer_lead`): streamed at once when a
+        source clearly answers (the gate says "yes"), else once one of the model's
+        sentences holds (the gate's "maybe", borne out). A larger model's answer falls back
+        on it when none of its sentences holds and a source clearly answers."""
         s, model, built = self.settings, self.model, self.built
         assert built is not None
-        t_extract = time.perf_counter()
+        t_read = time.perf_counter()
         pool = built
-        if self.found is not None and model is not None and not self.parts:
-            pool = pack(self.found.evidence, self.budget or s.extract_token_budget,
-                        model.tokenizer, self.question, s)
-        extract = compose(self.question, pool.sources, self.embed, self.qvec, s)
-        extracted = (check_answer(extract, pool.sources, self.embed, s, self.question)
-                     if extract else None)
-        if self.timings["first_token_ms"] is None:
-            self.timings["first_token_ms"] = self.ms(time.perf_counter())
-        self.timings["check_ms"] = round((time.perf_counter() - t_extract) * 1000, 1)
-        if extracted is None or not extracted.supported:
+        if self.found is not None and len(self.parts) <= 1:  # facets: the merged sources
+            tok = model.tokenizer if model is not None else self.answerer.tokenizer()
+            pool = pack(self.found.reading or self.found.evidence,
+                        self.budget or s.extract_token_budget, tok, self.question, s)
+        self.pool = pool
+        self.renumber = {b.n: p.n for b in built.sources for p in pool.sources
+                         if (p.url, p.kind) == (b.url, b.kind)}
+        self.checker = Checker(pool.sources, self.embed, s, self.question)
+        if self.answerable in ("yes", "maybe"):
+            self.quotes = [self.checker.quote(text, n, passage)
+                           for text, n, passage in quoted(read(self.question, pool.sources,
+                                                               self.embed, self.qvec, s))]
+        self.timings["read_ms"] = round((time.perf_counter() - t_read) * 1000, 1)
+        self.lead = model.spec.answer_lead if model is not None else "quote"
+        if self.lead == "quote" and self.answerable == "yes":
+            self.say(self.quotes)
+
+    # ---- stage 4: write and check -------------------------------------------------------
+
+    def generate(self) -> bool:
+        """The model's answer, each sentence checked as it completes and shown only if it
+        holds (and, after the quote, adds to it); False when cancelled meanwhile."""
+        assert self.model is not None and self.built is not None
+        t_gen = time.perf_counter()
+        stream = SentenceStream()
+
+        def on_piece(piece: str) -> None:
+            if self.on_draft is not None:
+                self.on_draft(piece)
+            for body, cited in stream.feed(piece):
+                self.take(body, cited)
+
+        self.raw, first = self.answerer._generate(
+            self.model, answer_messages(self.built.text, self.question, self.turns),
+            on_piece, self.cancel)
+        if self.cancel is not None and self.cancel.is_set():
+            return False
+        for body, cited in stream.close(self.raw):
+            self.take(body, cited)
+        self.timings["first_token_ms"] = self.ms(first)
+        self.timings["generation_ms"] = round((time.perf_counter() - t_gen) * 1000, 1)
+        return True
+
+    def take(self, body: str, cited: list[int]) -> None:
+        """One sentence of the model's, checked against the sources; shown when it holds."""
+        assert self.checker is not None
+        t = time.perf_counter()
+        c = self.checker.check(body, [self.renumber[n] for n in cited if n in self.renumber])
+        if c.status in SHOWN and self.lead == "quote":
+            if not self.shown:
+                self.say(self.quotes)  # a sentence that holds bears the quote out
+            if not self.adds(c):
+                c.status = "repeat"  # the quote already says it, in the page's own words
+        self.written.append(c)
+        self.check_s += time.perf_counter() - t
+        self.say([c])
+
+    def adds(self, c: SentenceCheck) -> bool:
+        """Whether a checked sentence says something the quote does not."""
+        quoted_words = set().union(*(claim_words(q.sentence) for q in self.quotes))
+        assert self.checker is not None
+        return bool(claim_words(c.sentence) - quoted_words - self.checker.asked)
+
+    def say(self, checks: Sequence[SentenceCheck]) -> None:
+        """Show checked sentences: the only text that is ever streamed."""
+        checks = [c for c in checks if c.status in SHOWN]
+        if not checks:
+            return
+        if self.timings.get("first_words_ms") is None:
+            self.timings["first_words_ms"] = self.ms(time.perf_counter())
+        self.shown += checks
+        if self.on_chunk:
+            self.on_chunk(shown_text(checks) + " ")
+
+    # ---- stage 5: compose ---------------------------------------------------------------
+
+    def compose(self) -> AskResult:
+        """What was shown is the answer: the quote and the model's sentences that hold.
+        A larger model with nothing that holds: the quote. Nothing at all: the closest
+        passage, else "couldn't find"."""
+        self.timings["check_ms"] = round(self.check_s * 1000, 1)
+        if not self.shown and self.answerable == "yes":
+            self.say(self.quotes)
+        unsupported = [c.sentence for c in self.written if c.status == "unsupported"]
+        if unsupported:
+            self.notice = join(self.notice, left_out(unsupported))
+        if not self.shown:
             return self.nearest()
-        if self.on_chunk and model is None:
-            self.on_chunk(extracted.answer)
-        if model is not None:
-            self.notice = join(self.notice, "The model's own answer was not backed by your "
-                                            "pages: this answer is made of their sentences.")
-        return self.result(extracted.answer, True, extracted, self.raw or extract,
-                           shown=None if pool is built else pool)
+        if self.model is not None and not any(c.status != "quoted" for c in self.shown):
+            self.notice = join(self.notice, "The model's own words were not backed by your "
+                                            "pages: the answer is their sentences.")
+        checks = [*self.quotes, *self.written]
+        pool = self.pool
+        return self.result(shown_text(self.shown), True,
+                           Checked(shown_text(self.shown), checks, True, unsupported),
+                           self.raw, shown=None if pool is self.built else pool)
 
     def nearest(self) -> AskResult:
         """Search found a page near the question, but no answer is backed: its best
@@ -293,16 +310,32 @@ class Question:
         near = closest(self.question, self.built.sources, self.embed, self.qvec)
         if near is None:
             return self.could_not_find()
-        if self.on_chunk and not self.raw:
-            self.on_chunk(near.answer)
+        self.stream(near.answer)
         self.notice = join(self.notice, "Nothing in your history backs an answer to this: "
                                         "here is the passage closest to it.")
-        return self.result(near.answer, False, self.checked, self.raw, near=near)
+        return self.result(near.answer, False, self.unchecked(), self.raw, near=near)
 
     def could_not_find(self) -> AskResult:
-        if self.on_chunk and not self.raw:  # nothing streamed yet: say it now
-            self.on_chunk(COULD_NOT_FIND)
-        return self.result(COULD_NOT_FIND, False, self.checked, self.raw)
+        self.stream(COULD_NOT_FIND)
+        return self.result(COULD_NOT_FIND, False, self.unchecked(), self.raw)
+
+    def stream(self, text: str) -> None:
+        """A quote or "couldn't find", streamed when nothing else was."""
+        if self.on_chunk and not self.shown:
+            if self.timings.get("first_words_ms") is None:
+                self.timings["first_words_ms"] = self.ms(time.perf_counter())
+            self.on_chunk(text)
+
+    def unchecked(self) -> Checked | None:
+        """The model's sentences, none of which holds (for the reply's `citations`)."""
+        if not self.written:
+            return None
+        return Checked("", self.written, False,
+                       [c.sentence for c in self.written if c.status == "unsupported"])
+
+    def cancelled(self) -> AskResult:
+        said = shown_text(self.shown)
+        return self.result(said, False, self.unchecked(), self.raw, cancelled=True)
 
     # ---- the answer ---------------------------------------------------------------------
 
@@ -336,44 +369,3 @@ class Question:
             raw_answer=raw, notice=self.notice, cancelled=cancelled,
             context_tokens=built.total_tokens, facets=[f.to_dict() for f in self.parts],
             thread_id=tid, closest=near.to_dict() if near else None)
-
-
-def verdict(p: float | None) -> Literal["no", "maybe", "yes"]:
-    """The relevance gate on a question (search/relevance.py): "no", the history does not
-    hold it (couldn't find, no model run); "yes", a source clearly answers (its own
-    sentences may stand in for a model answer no source backs); "maybe", the model and
-    the citation checker decide. Without an embedder (p None) the words decide: "yes"."""
-    if p is None:
-        return "yes"
-    g = relevance.gauge()
-    return "no" if p < g.refuse else "yes" if p >= g.extract else "maybe"
-
-
-def language_note(question: str, sources: Sequence[Source], cited: Sequence[int]
-                  ) -> str | None:
-    """"Quoted from a German page." when an answer cites a page in another language than
-    the question's (the multilingual model finds them): its quotes are in that language,
-    and a sentence in the question's language was backed by meaning alone."""
-    if not cited:
-        return None
-    asked = language_of(question)
-    names = []
-    for src in sources:
-        if src.n in cited:
-            lang = language_of(f"{src.title}\n" + "\n".join(src.texts))
-            if across(asked, lang) and languages.name(lang) not in names:
-                names.append(languages.name(lang))
-    if not names:
-        return None
-    pages = " and ".join(f"a {n} page" for n in names)
-    return f"Cited from {pages} (your question was in {languages.name(asked)})."
-
-
-def join(*notes: str | None) -> str | None:
-    return " ".join(n for n in notes if n) or None
-
-
-def left_out(unsupported: list[str]) -> str:
-    n = len(unsupported)
-    return (f"{n} sentence{'s were' if n > 1 else ' was'} left out of the answer: nothing "
-            f"in your history supports {'them' if n > 1 else 'it'}.")

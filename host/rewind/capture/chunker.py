@@ -60,7 +60,9 @@ class _Group:
 
     @property
     def text(self) -> str:
-        return " ".join(self.parts)
+        # A line break, as the extension's chunker keeps one between blocks: a heading
+        # stays a line of its own, never the start of the sentence after it.
+        return "\n".join(self.parts)
 
 
 def _split_long(text: str, max_words: int) -> list[str]:

@@ -15,6 +15,8 @@ from ..errors import Code, RewindError
 from ..humanize import ago, duration
 from .common import Command, open_engine, parse_when
 
+CHECKING = "checking against your pages…"  # shown until the first checked words come
+
 
 def cmd_search(args: argparse.Namespace) -> int:
     from ..search import SearchQuery
@@ -85,32 +87,39 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if args.facets:
             eng.settings = dataclasses.replace(eng.settings, answer_facets=True)
         answerer = Answerer(eng)
-        dim = ("\033[2m", "\033[0m") if tty else ("", "")  # the unchecked words, dimmed
+        dim = ("\033[2m", "\033[0m") if tty else ("", "")
+        checking = not args.json and tty  # a line that the first checked words replace
+        if checking:
+            print(f"{dim[0]}{CHECKING}{dim[1]}", end="", flush=True)
 
-        def stream(text: str) -> None:
-            print(f"{dim[0]}{text}{dim[1]}", end="", flush=True)
+        def stream(text: str) -> None:  # checked sentences only, as they are checked
+            nonlocal checking
+            if checking:
+                print("\r\033[K", end="")
+                checking = False
+            print(text, end="", flush=True)
+
+        def draft(text: str) -> None:  # --show-draft: the model's own words, unchecked
+            print(f"{dim[0]}{text}{dim[1]}", end="", file=sys.stderr, flush=True)
 
         try:
             r = answerer.ask(args.question, provided=provided, budget=args.budget,
                              on_chunk=None if args.json else stream,
+                             on_draft=draft if args.show_draft and not args.json else None,
                              extractive=args.extractive)
         finally:
             answerer.close()
+    if checking:
+        print("\r\033[K", end="")
     if args.json:
         out = r.to_dict()
         out["sources"] = [{k: s[k] for k in ("n", "url", "title", "kind", "visited_at",
                                              "visit_count", "dwell_s")} for s in r.sources]
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    streamed = r.raw_answer.strip()  # the model's words; else the final answer was streamed
-    if streamed and streamed != r.answer.strip():
-        print("\n\nChecked against your pages:" + (
-            " no sentence of that is backed by them." if r.outcome == "closest" else ""))
-        print(r.answer)
-    else:
-        print()
+    print()
     if r.unsupported:
-        print("\nLeft out (no page you read supports it):")
+        print("\nLeft out of the model's draft (no page you read supports it):")
         for sentence in r.unsupported:
             print(f"  - {sentence}")
     if r.sources:
@@ -173,6 +182,9 @@ def register(command: Command) -> None:
     sp.add_argument("--facets", action="store_true",
                     help="split the question into sub-questions first (needs a capable "
                     "language model; see `rewind models`)")
+    sp.add_argument("--show-draft", action="store_true",
+                    help="also print the model's own words as it writes them, unchecked "
+                    "(on stderr; for debugging)")
     sp = command("context", cmd_context,
                  "relevant history packed into a token budget, for other local AI tools")
     sp.add_argument("query")

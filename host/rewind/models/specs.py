@@ -142,6 +142,10 @@ class LlmSpec:
     context_window: int = 0  # what it was trained for (n_ctx may be smaller: memory)
     shape: Shape | None = None
     measured: Measured | None = None  # bench/perf/ladder.py, on this project's machine
+    # What leads its answers: "quote", the sources' own sentences that answer (its own
+    # sentences follow only where they hold and add to them); "model", its own checked
+    # sentences (the quote when none holds). Measured per model: docs/answers.md.
+    answer_lead: str = "model"
 
     @property
     def file_bytes(self) -> int | None:
@@ -244,6 +248,7 @@ def load_specs(source: Path | None = None) -> Specs:
             context_window=m.get("context_window", 0),
             shape=Shape(**m["shape"]) if "shape" in m else None,
             measured=Measured(**m["measured"]) if "measured" in m else None,
+            answer_lead=m.get("answer_lead", "model"),
         )
         for name, m in data["llm"].items()
     }

@@ -1,0 +1,187 @@
+"""Whether a passage holds what a sentence claims, word for word.
+
+A sentence is grounded in a passage when the passage (with its page's title) has every
+content word the sentence adds to the question — an inflected form will do ("sorts" meets
+"sorting", "executable" meets "executables") — every number, code span and identifier of
+the sentence as written, and the same polarity: a "not" the passage lacks near those words,
+or a passage's "not" the sentence drops, is a different claim. Meaning (cosines) cannot
+tell "use chmod" from "use the installer", or "supports" from "does not support"; words can.
+The backing part of the passage (its sentences that hold the most of the claim) is returned
+as a span, so a citation can mark and link to it.
+This module must never call a sentence grounded that adds a content word, number, code
+span or identifier the passage lacks beyond the coverage it is given; it is plain string
+work (no model).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+import tantivy
+
+from ..index.derived import languages
+from ..index.derived.analysis import STEMMERS
+from ..text import DENSE, NOT_CLAIMS, STOP_WORDS, numbers, sentence_spans, words
+
+# Words that turn a claim around, in the languages capture reads. "not" and "no" are stop
+# words for search; here they decide what a sentence says.
+NEGATIONS = frozenset("""
+not no never none nothing nobody neither nor cannot without isn't aren't wasn't weren't
+don't doesn't didn't won't wouldn't can't couldn't shouldn't hasn't haven't hadn't mustn't
+nicht kein keine keinen keinem keiner keines nie niemals nichts ohne
+ne pas jamais aucun aucune sans rien personne
+nunca ningún ninguna ninguno nada sin
+non mai nessuno nessuna niente senza
+niet geen nooit zonder
+nenhum nenhuma não nem
+нет не никогда ни без
+""".split())
+# Words that frame a claim without making one ("The page says…", "According to the
+# documentation…"): a page need not say them.
+FRAME = frozenset("""
+say says said saying explain explains explained describe describes described mention mentions
+mentioned state states stated note notes noted according page article document documentation
+section text passage answer question
+""".split())
+_PREFIX = 5  # two words with this long a common beginning may be one word inflected...
+_SLACK = 3  # ... when neither goes on more than this many letters beyond it
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
+# file.py, os.path.join, sys.argv[0], sorted(), --flag, -r, camelCase, snake_case, /usr/bin
+_IDENTIFIER = re.compile(
+    r"(?<![\w/.-])(?:--?[A-Za-z][\w-]*|/?(?:[\w-]+/)+[\w.-]*|[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+"
+    r"(?:\(\))?|[A-Za-z_]\w*\(\)|[a-z]+[A-Z]\w*|[A-Za-z]+_\w+)")
+
+
+@cache
+def _stemmer(lang: str) -> tantivy.TextAnalyzer:
+    """Snowball's stemmer for a language tantivy has one for (English otherwise)."""
+    return (tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw())
+            .filter(tantivy.Filter.stemmer(STEMMERS.get(lang, "english"))).build())
+
+
+def language(text: str) -> str:
+    lang = languages.detect(text).lang
+    return lang if lang in STEMMERS else "en"
+
+
+def claim_words(text: str, lang: str | None = None) -> set[str]:
+    """The words of `text` that carry a claim, stemmed in its language (Snowball);
+    negations apart (polarity), the words that only frame a claim left out."""
+    lang = lang or language(text)
+    stemmer = _stemmer(lang)
+    out = set()
+    for w in words(text):
+        if (w in STOP_WORDS or w in NOT_CLAIMS or w in NEGATIONS or w in FRAME
+                or (len(w) < 2 and not w.isdigit())):
+            continue
+        out.add(w if DENSE.match(w) else (stemmer.analyze(w) or [w])[0])
+    return out
+
+
+def negated(text: str) -> bool:
+    low = text.lower().replace("’", "'")
+    return any(w in NEGATIONS or w.endswith("n't") for w in re.findall(r"[\w']+", low))
+
+
+def particulars(sentence: str) -> list[str]:
+    """The details a source must have as written: code spans and identifiers."""
+    spans = [m.group(1).strip() for m in _CODE_SPAN.finditer(sentence)]
+    plain = _CODE_SPAN.sub(" ", sentence)
+    return [s for s in spans if s] + [m.group(0) for m in _IDENTIFIER.finditer(plain)]
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _same_word(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n >= _PREFIX and len(a) - n <= _SLACK and len(b) - n <= _SLACK
+
+
+class PassageWords:
+    """One passage read once: its claim words (and its title's), its numbers, its text for
+    particulars, and its sentences' words for finding the part that backs a claim."""
+
+    def __init__(self, text: str, title: str = "") -> None:
+        self.text = text
+        self.lang = language(f"{title}\n{text}")
+        self.flat = _squash(f"{title}\n{text}")
+        self.numbers = set(numbers(f"{title} {text}"))
+        self.spans = [(s, e) for s, e in sentence_spans(text) if text[s:e].strip()]
+        if not self.spans:
+            self.spans = [(0, len(text))]
+        self.sentence_words = [claim_words(text[s:e], self.lang) for s, e in self.spans]
+        self.words = set().union(claim_words(title, self.lang), *self.sentence_words)
+        self._by_head: dict[str, list[str]] = {}
+        for w in self.words:
+            self._by_head.setdefault(w[:_PREFIX], []).append(w)
+
+    def has(self, word: str) -> bool:
+        if word in self.words:
+            return True
+        return any(_same_word(word, w) for w in self._by_head.get(word[:_PREFIX], ()))
+
+
+@dataclass(frozen=True)
+class Grounding:
+    coverage: float  # share of the claim's words the passage has (1.0: every one)
+    missing: tuple[str, ...]  # its words the passage lacks
+    missing_details: tuple[str, ...]  # its numbers, code spans and identifiers it lacks
+    same_polarity: bool
+    span: tuple[int, int] | None  # the backing sentences, offsets in the passage text
+
+    def holds(self, min_coverage: float) -> bool:
+        return (self.same_polarity and not self.missing_details
+                and self.coverage >= min_coverage - 1e-9)
+
+
+def _backing(claimed: set[str], passage: PassageWords, found: Iterable[str]
+             ) -> tuple[int, int] | None:
+    """The run of at most two neighbouring sentences of the passage that holds the most
+    of the claim's words."""
+    hits = set(found)
+    if not hits:
+        return None
+
+    def score(ws: set[str]) -> int:
+        return sum(1 for w in hits if w in ws or any(_same_word(w, x) for x in ws))
+
+    singles = [score(ws) for ws in passage.sentence_words]
+    best = max(range(len(singles)), key=lambda i: (singles[i], -i))
+    lo = hi = best
+    for j in (best - 1, best + 1):
+        if 0 <= j < len(singles) and score(
+                passage.sentence_words[min(j, best)] | passage.sentence_words[max(j, best)]
+        ) > singles[best] and singles[j] > 0:
+            lo, hi = min(lo, j), max(hi, j)
+            break
+    return passage.spans[lo][0], passage.spans[hi][1]
+
+
+def ground(sentence: str, asked: set[str], passage: PassageWords) -> Grounding:
+    """How `passage` holds `sentence`, given the question's own words `asked` (its
+    claim_words: restating the question proves nothing and needs no source). The sentence
+    is read in the passage's language (the checker never holds one to a passage in
+    another)."""
+    mine = claim_words(sentence, passage.lang)
+    claimed = {w for w in mine if w not in asked} or mine
+    found = [w for w in claimed if passage.has(w)]
+    missing = [w for w in claimed if w not in found]
+    details = [n for n in numbers(sentence) if n not in passage.numbers]
+    details += [p for p in particulars(sentence) if _squash(p) not in passage.flat]
+    coverage = len(found) / len(claimed) if claimed else 0.0
+    span = _backing(claimed, passage, found)
+    # Polarity: the sentence's "not" must be the passage's, in the part that backs it.
+    backing = passage.text[span[0]:span[1]] if span else passage.text
+    same = negated(sentence) == negated(backing)
+    return Grounding(coverage, tuple(missing), tuple(dict.fromkeys(details)), same, span)
