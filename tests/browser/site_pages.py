@@ -170,6 +170,17 @@ LONG_SECTIONS: list[tuple[str, list[str]]] = [
         "Railways took most of that trade within a few decades. Many canals silted up, and "
         "volunteers have spent the last fifty years clearing and reopening them for "
         "pleasure boats.",
+        "Lock keepers once lived in small cottages beside the busiest locks, kept the gates "
+        "greased and recorded each boat, its cargo and the toll it paid in a ledger.",
+    ]),
+    ("Where the water comes from", [
+        "Every boat that passes a lock sends a chamber full of water downhill, so the summit "
+        "of a canal needs a steady supply. Engineers built reservoirs in the hills and fed "
+        "them from streams through long narrow channels called feeders.",
+        "In dry summers the reservoirs run low and canal companies ask boaters to wait and "
+        "share locks, or close the summit for a few weeks until the rain returns.",
+        "Some canals pump water back up a flight of locks at night, using electric pumps where "
+        "steam engines once stood in tall brick engine houses beside the towpath.",
     ]),
     ("Crews, queues and manners at the lock", [
         "On a busy summer day boats queue at popular flights. The usual rule is first come, "

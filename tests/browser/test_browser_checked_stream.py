@@ -38,6 +38,7 @@ CHECKING = "Checking against your pages…"  # extension/lib/thread.js CHECKING
 # Citation statuses whose sentence the answer shows (rewind.answers.citations SHOWN, and
 # reader quotes).
 SHOWN = ("ok", "corrected", "added", "quoted")
+CITE_TAG = re.compile(r"\[Sources?\s*\d[^\]]*\]")  # "[Source 2]", "[Sources 1, 3]"
 SCROLL_TIMEOUT_S = 10.0  # the opened page scrolls to its text fragment after it loads
 
 # Records every text the last answer shows, at each change of the thread, of the status
@@ -116,8 +117,10 @@ def norm(text: str) -> str:
 
 
 def sentences(text: str) -> list[str]:
-    """A text's sentences, by their closing punctuation ("lens ." once a badge is gone)."""
-    text = re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s+", " ", text))
+    """A text's sentences, by their closing punctuation, without citation tags ("lens ."
+    once a badge or a tag is gone)."""
+    text = re.sub(r"\s+", " ", CITE_TAG.sub(" ", text))
+    text = re.sub(r"\s+([.,;:!?])", r"\1", text)
     pieces = re.split(r"(?<=[.!?…])[\"'”’)\]]*\s+", text)
     return [p for p in pieces if re.search(r"[^\W\d_]", p)]
 
@@ -158,12 +161,10 @@ def test_only_checked_sentences_ever_show_and_a_badge_opens_its_marked_sentence(
         f"the model wrote {reply.get('raw_answer')!r}")
     citations = reply.get("citations") or []
     allowed = [norm(c.get("sentence", "")) for c in citations if c.get("status") in SHOWN]
-    allowed += [norm(s) for s in sentences(re.sub(r"\[Sources?[^\]]*\]", " ", reply["answer"]))]
+    allowed += [norm(s) for s in sentences(reply["answer"])]
     allowed = [a for a in allowed if a]
     left_out = {norm(s) for s in reply.get("unsupported") or []} - set(allowed)
-    unshown_raw = {
-        norm(s) for s in sentences(re.sub(r"\[Sources?[^\]]*\]", " ", reply.get("raw_answer", "")))
-    } - set(allowed)
+    unshown_raw = {norm(s) for s in sentences(reply.get("raw_answer", ""))} - set(allowed)
     unshown_raw = {s for s in unshown_raw if not any(s in a for a in allowed)}
 
     # (a) Every sentence the answer area ever showed, while answering and at the end, is
@@ -180,10 +181,10 @@ def test_only_checked_sentences_ever_show_and_a_badge_opens_its_marked_sentence(
         assert said not in unshown_raw, f"a draft sentence never shown in the end: {piece!r}"
         assert any(said in a for a in allowed), (
             f"shown but not a sentence of the checked answer: {piece!r}\n"
-            f"checked: {allowed}\nraw: {reply.get('raw_answer')!r}")
+            f"checked: {allowed}\nchunks: {chunks}\nraw: {reply.get('raw_answer')!r}")
     # Chunks are whole checked sentences, with their citation tags.
     for text in chunks:
-        assert re.search(r"\[Sources?\s*\d", text), f"a chunk without its citation: {text!r}"
+        assert CITE_TAG.search(text), f"a chunk without its citation: {text!r}"
 
     # (b) "Checking against your pages…" was on screen while the answer ran, in the polite
     # live region, and stayed there once sentences came in; it goes when the answer ends.
