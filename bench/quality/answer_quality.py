@@ -144,6 +144,7 @@ def quality_row(label: str, rows: Sequence[dict], mode: str) -> list[str]:
     sents = [s for r in mine for s in r["shown_sentences"]]
     recalls = [r["recall"] for r in answered]
     paths = [r["path"] for r in mine if r["outcome"] == "answer"]
+    first = sorted(r["first_words_ms"] for r in mine if r.get("first_words_ms") is not None)
     return [
         label, mode,
         _share(ans, lambda r: r["outcome"] == "answer" and r["cites_gold_shown"]),
@@ -152,6 +153,8 @@ def quality_row(label: str, rows: Sequence[dict], mode: str) -> list[str]:
         f"{sum(recalls) / len(recalls):.2f}" if recalls else "-",
         _share(sents, lambda s: s["audit_ok"]),
         " / ".join(str(sum(p == k for p in paths)) for k in ("reader", "model", "both")),
+        (f"{first[len(first) // 2]:.0f} / {first[min(len(first) - 1, int(0.95 * len(first)))]:.0f}"
+         if first else "-"),
     ]  # fmt: skip
 
 
@@ -166,7 +169,8 @@ def render(rows: Sequence[dict], modes: Sequence[str], facts: str, args: Any,
     table = report.table(
         ["source (split)", "path", "answerable: answered citing the gold page",
          "unanswerable: refused", "answered: recall >= 0.5", "mean recall",
-         "shown sentences the audit finds on their page", "answers: reader / model / both"],
+         "shown sentences the audit finds on their page", "answers: reader / model / both",
+         "first checked words p50 / p95 (ms)"],
         [quality_row(label, g, m) for label, g in groups for m in modes
          if any(r["mode"] == m for r in g)])  # fmt: skip
     return "\n".join([

@@ -122,6 +122,7 @@ def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str
         "shown_supported": sum(c["status"] != "no_claim" for c in shown),
         "shown_ok": sum(c["status"] == "ok" for c in shown),
         "first_token_ms": res.timings.get("first_token_ms"),
+        "first_words_ms": res.timings.get("first_words_ms"),
         "total_ms": res.timings.get("total_ms"),
         "answer": res.answer,
     }

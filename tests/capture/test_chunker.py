@@ -26,7 +26,7 @@ def test_hard_break_is_not_crossed_but_heading_stays_with_its_text():
               Block(words(20, "b"), "text", True)]
     _, chunks = chunk_blocks(blocks, S)
     assert len(chunks) == 2
-    assert chunks[1].text.startswith("Section title here b0")
+    assert chunks[1].text.startswith("Section title here\nb0")  # a line of its own
 
 
 def test_short_passages_dropped_and_long_blocks_split():

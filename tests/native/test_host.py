@@ -160,9 +160,10 @@ def test_every_request_type(start, tmp_path):
     *chunks, last = frames
     assert chunks and all(f["ok"] and not f["done"] and f["chunk"] for f in chunks)
     assert last["ok"] and last["done"] and last["model"] is None
-    assert last["supported"] and "[Source 1]" in last["answer"]
+    assert last["supported"] and "[Source 1]" in last["answer"], last
     assert last["sources"][0]["url"] == page(1)["url"]
-    assert "".join(f["chunk"] for f in chunks) == last["raw_answer"]
+    # only checked text streams: it adds up to the answer (no model: no draft)
+    assert "".join(f["chunk"] for f in chunks).strip() == last["answer"] and not last["raw_answer"]
     assert {"retrieval_ms", "first_token_ms", "total_ms"} <= last["timings"].keys()
     built = h.ok("build_context", query="hnsw graph index pruning", token_budget=100)
     assert 0 < built["total_tokens"] <= 100 and built["items"]

@@ -36,10 +36,15 @@ from .packing import Source
 _NUMS = r"(\d{1,3}(?:\s*(?:,|;|&|and)\s*(?:sources?\s*)?\d{1,3})*)"
 CITE = re.compile(rf"\[\s*(?:sources?\s*)?{_NUMS}\s*\]|\(\s*sources?\s*{_NUMS}\s*\)",
                   re.IGNORECASE)
+# An answer that says the sources do not hold it: no claim about the world. Said of the
+# sources, the context or the speaker — "the packages do not have known bugs" is a claim.
+_ABOUT_SOURCES = r"(?:sources?|pages?|context|text|history|passages?|documents?|articles?)"
 _NOT_FOUND = re.compile(
-    r"(couldn'?t|could not|can'?t|cannot|unable to) find|not (?:mentioned|found|covered|"
-    r"included|present|contained) in|(?:do|does) not (?:contain|mention|say|include)|"
-    r"(?:don'?t|do not) (?:know|have)|no information",
+    rf"(couldn'?t|could not|can'?t|cannot|unable to) find|not (?:mentioned|found|covered|"
+    rf"included|present|contained|given|provided) in (?:the|your|any|these|this) "
+    rf"(?:\w+ )?{_ABOUT_SOURCES}|{_ABOUT_SOURCES} (?:do|does)(?:n'?t| not) (?:contain|mention|"
+    rf"say|include|have|cover|provide)|\bI (?:don'?t|do not) (?:know|have)|no information "
+    rf"(?:about|on|in|is given)",
     re.IGNORECASE,
 )
 _LIST_MARKER = re.compile(r"(?m)(?:^|(?<=[:.!?])[ \t]+)[ \t]*(?:\d{1,2}[.)]|[-*•])(?=\s)")
@@ -53,7 +58,7 @@ _LEAD_IN = re.compile(
     re.IGNORECASE,
 )
 _QUESTION_LABEL = re.compile(r"^\s*(?:question|q)\s*\d*\s*[:.]", re.IGNORECASE)
-_END = re.compile(r"[.!?][\"'”’)\]]*$")
+_END = re.compile(r"[.!?。！？][\"'”’)\]]*$")
 _SMALL = frozenset("a an and as at but by for from in into of on or the to with".split())
 
 
@@ -113,7 +118,9 @@ def fragment_kind(body: str, titles: Sequence[str] = ()) -> str | None:
                 spaced_words(stripped)) <= len(spaced_words(title)) + 4:
             return "title"
     tokens = letter_words(stripped)
-    if 0 < len(tokens) <= 10 and not _END.search(stripped):
+    # a line of Latin words (a sentence in Chinese with "Debian" in it is no heading)
+    latin = len(tokens) >= 0.8 * len(spaced_words(stripped))
+    if 0 < len(tokens) <= 10 and latin and not _END.search(stripped):
         capital = [w for w in tokens if w.lower() not in _SMALL]
         if capital and sum(w[0].isupper() for w in capital) >= 0.75 * len(capital):
             return "heading"

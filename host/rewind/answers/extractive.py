@@ -86,7 +86,9 @@ _LEANS_BACK = re.compile(
     r"reason|there (?:is|are) also|dies|das|diese[rs]?|es|sie|dann|cela|ceci|ce|il|elle|ils|"
     r"elles|alors|esto|eso|ello)\b", re.I)
 _PROSE = re.compile(r"[.!?:。！？][\"'”’)\]]*$")  # a sentence, not a code line or a label
-_CODE = re.compile(r">>>|›››|^\s*\.\.\.|[{};=]\s*$|^\s*(?:def|class|return|import|from)\s")
+_CODE = re.compile(r">>>|›››|^\s*\.\.\.|\.\.\.\s*$|[{};=]\s*$|\w=\w|"
+                   r"^\s*(?:def|class|return|import|from)\s")
+PROSE_WORDS = 8  # a line this long is prose even without a full stop (a list item, a cell)
 
 
 @dataclass
@@ -109,7 +111,8 @@ def _quotable(sent: str, titles: Sequence[str], settings: Settings) -> bool:
     """A prose sentence that can stand in an answer: no heading, label or line of code."""
     return (len(content_words(sent)) >= settings.citation_min_words
             and len(spaced_words(sent)) <= MAX_WORDS
-            and bool(_PROSE.search(sent)) and not _CODE.search(sent)
+            and (bool(_PROSE.search(sent)) or len(spaced_words(sent)) >= PROSE_WORDS)
+            and not _CODE.search(sent)
             and is_answer_sentence(sent, titles))
 
 

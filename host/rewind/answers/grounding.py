@@ -81,9 +81,14 @@ def claim_words(text: str, lang: str | None = None) -> set[str]:
     return out
 
 
+# In Japanese and Chinese a negation is part of a word: its verb ending, its prefix.
+_CJK_NEGATION = re.compile(r"ない|ません|なかった|ず[、。]|不|没|沒|無|未")
+
+
 def negated(text: str) -> bool:
     low = text.lower().replace("’", "'")
-    return any(w in NEGATIONS or w.endswith("n't") for w in re.findall(r"[\w']+", low))
+    return (any(w in NEGATIONS or w.endswith("n't") for w in re.findall(r"[\w']+", low))
+            or bool(DENSE.search(text) and _CJK_NEGATION.search(text)))
 
 
 def particulars(sentence: str) -> list[str]:

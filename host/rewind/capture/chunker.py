@@ -46,13 +46,18 @@ class _Group:
     end: int
     parts: list[str] = field(default_factory=list)
     kinds: set[str] = field(default_factory=set)
+    joins: list[str] = field(default_factory=list)  # what goes before each part but the first
     words: int = 0
     chars: int = 0  # the blocks' text
     list_chars: int = 0  # of it, in list items
+    last_kind: str = ""
 
     def add(self, block: Block, end: int, words: int) -> None:
+        if self.parts:
+            self.joins.append("\n" if self.last_kind == "heading" else " ")
         self.parts.append(block.text)
         self.kinds.add(block.kind)
+        self.last_kind = block.kind
         self.end = end
         self.words += words
         self.chars += len(block.text)
@@ -60,9 +65,12 @@ class _Group:
 
     @property
     def text(self) -> str:
-        # A line break, as the extension's chunker keeps one between blocks: a heading
-        # stays a line of its own, never the start of the sentence after it.
-        return "\n".join(self.parts)
+        # A heading stays a line of its own (as in the extension's chunker), never the start
+        # of the sentence after it; other blocks run on as one text.
+        out = self.parts[0] if self.parts else ""
+        for join, part in zip(self.joins, self.parts[1:], strict=True):
+            out += join + part
+        return out
 
 
 def _split_long(text: str, max_words: int) -> list[str]:
