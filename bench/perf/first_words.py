@@ -50,7 +50,9 @@ from bench.quality.answers import (
 from bench.quality.quality import MODEL, _import_engine, build_store, model_dir_for, spec_dir
 from bench.quality.relevance import ingest
 
-TARGET_MS = 1000.0
+TARGET_MS = 1000.0  # the model's first token
+CHECKED_TARGET_MS = 1500.0  # the first checked words a person sees (the quote, or a
+# sentence of the model's that held)
 # name -> (label, the settings that variant answers with on top of the bench's own); the
 # first one run is "before", what the others are compared with.
 VARIANTS: dict[str, tuple[str, dict]] = {
@@ -208,12 +210,16 @@ def grade(qs: QuestionSet, rows: dict, again: dict,
     table = []
     for k, res in rows.items():
         first, total = ms(res, "first_token_ms"), ms(res, "total_ms")
+        shown = ms(res, "first_words_ms")
+        shown_p95 = report.quantile(shown, 0.95) if shown else float("nan")
         graded = [ask_row(r, "llm", p, qs.url_doc) for r, p in
                   zip(res, qs.asked, strict=True)]
         parts = [stages(r) for r in res if r.timings.get("first_token_ms") is not None]
         p95 = report.quantile(first, 0.95) if first else float("nan")
         table.append([*([qs.name] if with_set else []), VARIANTS[k][0], len(first),
                       med(first), f"{p95:.0f}", "yes" if p95 <= TARGET_MS else "**no**",
+                      f"{len(shown)}: {med(shown)} / {shown_p95:.0f}",
+                      "yes" if shown_p95 <= CHECKED_TARGET_MS else "**no**",
                       *(med([x[j] for x in parts]) for j in range(3)),
                       med(total), f"{report.quantile(total, 0.95):.0f}",
                       f"{statistics.median(r.context_tokens for r in res):.0f}",
@@ -253,11 +259,15 @@ def render(args, n_asked: int, table, ratios, load_start, loads, load_end, took_
         "gate), packing the sources, then reading the prompt to the first word (the system "
         "prompt's state is kept between questions: llama.cpp reuses the cached prefix). "
         "\"Same as before\": the answer text the first variant gave. \"Again\": the first "
-        f"question asked once more gives the same answer. Target: first words p95 ≤ "
-        f"{TARGET_MS:.0f} ms.",
+        f"question asked once more gives the same answer. Targets: the model's first word p95 "
+        f"≤ {TARGET_MS:.0f} ms; the first checked words a person sees (nothing unchecked is "
+        f"shown: the quote, or the first sentence of the model's that held, from the question "
+        f"asked) p95 ≤ {CHECKED_TARGET_MS:.0f} ms, over the answers that showed any.",
         "",
         report.table([*(["set"] if sets else []), "variant", "n", "first words p50 ms", "p95",
-                      "p95 met", "retrieval", "packing", "prompt to first word",
+                      "p95 met", "first checked words shown: n, p50 / p95 ms",
+                      f"≤ {CHECKED_TARGET_MS:.0f} ms", "retrieval", "packing",
+                      "prompt to first word",
                       "total p50 ms", "total p95", "source tokens p50", "same as before",
                       "supported", "gold among sources", "gold cited", "answer F1", "again"],
                      table),

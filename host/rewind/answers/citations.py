@@ -47,6 +47,7 @@ _NOT_FOUND = re.compile(
     rf"(?:about|on|in|is given)",
     re.IGNORECASE,
 )
+_LEADING_CITES = re.compile(rf"\s*(?:(?:{CITE.pattern})\s*)+", re.IGNORECASE)
 _LIST_MARKER = re.compile(r"(?m)(?:^|(?<=[:.!?])[ \t]+)[ \t]*(?:\d{1,2}[.)]|[-*•])(?=\s)")
 _CODE_FENCE = re.compile(r"```[\w+-]*")
 # Boilerplate in front of an answer: dropped, the claim after it kept.
@@ -80,6 +81,10 @@ def split_answer(text: str) -> list[tuple[str, list[int]]]:
     for piece in SENTENCE_BREAK.split(text):
         if not piece.strip():
             continue
+        lead = _LEADING_CITES.match(piece)  # "[Source 2] Then…": the 2 is the last one's
+        if lead and out:
+            out[-1][1] += cited_numbers(lead.group())
+            piece = piece[lead.end():]
         cites = cited_numbers(piece)
         body = CITE.sub("", piece)
         body = re.sub(r"\s+([.,;:!?])", r"\1", body)

@@ -294,7 +294,8 @@ class Question:
         if self.model is not None and not any(c.status != "quoted" for c in self.shown):
             self.notice = join(self.notice, "The model's own words were not backed by your "
                                             "pages: the answer is their sentences.")
-        checks = [*self.quotes, *self.written]
+        shown = {id(c) for c in self.shown}
+        checks = [*(q for q in self.quotes if id(q) in shown), *self.written]
         pool = self.pool
         return self.result(shown_text(self.shown), True,
                            Checked(shown_text(self.shown), checks, True, unsupported),
