@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..text import content_words, sentences, spaced_words
-from .citations import Embed, reference_cosine
+from .citations import Embed, fragment_kind, reference_cosine
 from .packing import Source
 
 QUOTE_WORDS = 60  # a longer passage is cut to its best sentences
@@ -56,9 +56,18 @@ def closest(question: str, sources: Sequence[Source], embed: Embed | None,
     src = next((s for s in sources if s.passages), None)
     if src is None:
         return None
-    passage = " ".join(src.passages[0].text.split())
+    passage = " ".join(_body(src.passages[0].text, src.title).split())
     return Closest(src.n, src.kind, src.url, src.title,
                    quote(question, passage, src.title, embed, qvec), passage)
+
+
+def _body(text: str, title: str) -> str:
+    """The passage without the heading lines it opens with (its section's title is no part
+    of what it says), each line's spaces squashed."""
+    lines = [" ".join(line.split()) for line in text.split("\n") if line.strip()]
+    while len(lines) > 1 and fragment_kind(lines[0], [title] if title else []) is not None:
+        lines.pop(0)
+    return "\n".join(lines)
 
 
 def quote(question: str, passage: str, title: str, embed: Embed | None,

@@ -88,6 +88,9 @@ _LEANS_BACK = re.compile(
 _PROSE = re.compile(r"[.!?:。！？][\"'”’)\]]*$")  # a sentence, not a code line or a label
 _CODE = re.compile(r">>>|›››|^\s*\.\.\.|\.\.\.\s*$|[{};=]\s*$|\w=\w|"
                    r"^\s*(?:def|class|return|import|from)\s")
+# "Author: A. Dalke Release: 0.1 Python lists have…": fields of a page run into its first
+# sentence where the page's blocks were joined without a line break (older passages).
+_LABEL = re.compile(r"(?:^|\s)[A-Z][\w-]{1,20}:\s+\S+.*\s[A-Z][\w-]{1,20}:\s")
 PROSE_WORDS = 8  # a line this long is prose even without a full stop (a list item, a cell)
 
 
@@ -112,7 +115,7 @@ def _quotable(sent: str, titles: Sequence[str], settings: Settings) -> bool:
     return (len(content_words(sent)) >= settings.citation_min_words
             and len(spaced_words(sent)) <= MAX_WORDS
             and (bool(_PROSE.search(sent)) or len(spaced_words(sent)) >= PROSE_WORDS)
-            and not _CODE.search(sent)
+            and not _CODE.search(sent) and not _LABEL.search(sent)
             and is_answer_sentence(sent, titles))
 
 
@@ -138,8 +141,10 @@ def candidates(sources: Sequence[Source], settings: Settings, limit: int = 80
                 context = ""
                 if leans_back(sent, before):
                     lead_in = before.rstrip().endswith(":") and content_words(before)
-                    if not (lead_in or _quotable(before, titles, settings)):
-                        continue  # it points at something the passage does not hold
+                    if not (lead_in or (_quotable(before, titles, settings)
+                                        and not _LEANS_BACK.match(before))):
+                        continue  # it points at something the passage does not hold, or
+                        # at a sentence that itself points further back
                     context = before
                 out.append(Candidate(src.n, (src.n, j, k), sent, passage, context,
                                      where if context else ""))

@@ -66,7 +66,9 @@ class _Group:
     @property
     def text(self) -> str:
         # A heading stays a line of its own (as in the extension's chunker), never the start
-        # of the sentence after it; other blocks run on as one text.
+        # of the sentence after it; other blocks run on as one text (a line break after every
+        # label and value made the docs' tables read as a private screen to the content
+        # check: capture/sensitive.py).
         out = self.parts[0] if self.parts else ""
         for join, part in zip(self.joins, self.parts[1:], strict=True):
             out += join + part
