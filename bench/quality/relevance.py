@@ -45,7 +45,7 @@ from bench.quality.quality import MODEL, _import_engine, model_dir_for, spec_dir
 ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 10
 VISITED_DAYS_AGO = 7
-SHOWN = ("ok", "corrected", "added")  # statuses of the sentences an answer shows
+SHOWN = ("ok", "corrected", "added", "quoted")  # statuses of the sentences an answer shows
 
 
 def ingest(engine_mod: Any, data_dir: Path, settings: Any, embedder: Any, model_dir: Path,
@@ -103,7 +103,7 @@ def ask_record(res: Any, q: devsets.Question, gold_url: str | None, kind: str
     cited: list[str] = []
     if res.supported:
         for c in res.citations:
-            if c["status"] in ("ok", "corrected", "added"):
+            if c["status"] in SHOWN:
                 cited += [by_n[n] for n in c["sources"] if n in by_n and by_n[n] not in cited]
     shown = [c for c in res.citations if c["status"] in SHOWN] if res.supported else []
     near = res.closest or {}

@@ -72,3 +72,10 @@ def test_other_languages_are_held_to_their_own_words():
     assert holds("Die Rechnung ist bis zum 15. März fällig.", passage)
     assert not holds("Die Rechnung ist bis zum 20. März fällig.", passage)
     assert not holds("Die Rechnung ist nicht fällig.", passage)
+
+
+def test_a_line_of_code_must_be_the_sources_own():
+    passage = "The functools module is for higher-order functions: functools.partial() wraps one."
+    assert not holds("import functools", passage)  # the page names it, never imports it
+    assert holds("import functools", "Start with import functools at the top.")
+    assert not holds("x = sorted(data, key=len)", "Call sorted() with a key function.")

@@ -1,4 +1,4 @@
-"""Answers that never say what your pages don't (issue 36): only checked sentences stream.
+"""Answers that never say what your pages don't: only checked sentences stream.
 
 One browser for the module. It reads a long article (site_pages.LONG_PATH, its answer far
 below the first screen) and two short ones past the dwell threshold; the real host indexes

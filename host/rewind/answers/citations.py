@@ -53,7 +53,7 @@ _CODE_FENCE = re.compile(r"```[\w+-]*")
 # Boilerplate in front of an answer: dropped, the claim after it kept.
 _LEAD_IN = re.compile(
     r"^\s*(?:(?:the\s+)?(?:short\s+)?answer(?:\s+to\s+(?:your|the|this)\s+question)?(?:\s+is)?"
-    r"\s*[:,]|(?:according\s+to|based\s+on)\s+(?:the\s+)?(?:provided\s+|given\s+)?"
+    r"(?:\s*[:,]|\s+that\b)|(?:according\s+to|based\s+on)\s+(?:the\s+)?(?:provided\s+|given\s+)?"
     r"(?:sources?|pages?|context|text)\s*(?:\[[^\]]*\]\s*)?,|sure[!,.]|certainly[!,.]"
     r"|here\s+(?:is|'s)\s+(?:the|an|my)\s+answer\s*[:.])\s*",
     re.IGNORECASE,

@@ -102,6 +102,7 @@ class Candidate:
     passage: str  # the passage it is in (as packed)
     context: str = ""  # the sentence before it, which it needs to be understood
     context_passage: str = ""  # the passage that one is in (this one, or the one before)
+    score: float = 0.0  # how well it answers the question (read: meaning and words)
 
 
 def leans_back(sentence: str, before: str) -> bool:
@@ -221,4 +222,5 @@ def read(question: str, sources: Sequence[Source], embed: Embed | None,
             continue  # says again what a picked sentence says
         picked.append(i)
         per_source[c.source] = per_source.get(c.source, 0) + 1
+        c.score = float(score[i])
     return sorted((cands[i] for i in picked), key=lambda c: c.order)

@@ -46,7 +46,7 @@ say says said saying explain explains explained describe describes described men
 mentioned state states stated note notes noted according page article document documentation
 section text passage answer question
 """.split())
-_PREFIX = 5  # two words with this long a common beginning may be one word inflected...
+_PREFIX = 6  # two words with this long a common beginning may be one word inflected...
 _SLACK = 3  # ... when neither goes on more than this many letters beyond it
 _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
 # file.py, os.path.join, sys.argv[0], sorted(), --flag, -r, camelCase, snake_case, /usr/bin
@@ -91,8 +91,17 @@ def negated(text: str) -> bool:
             or bool(DENSE.search(text) and _CJK_NEGATION.search(text)))
 
 
+# A line of code, not prose: a statement keyword first, an assignment, a call ending it.
+_CODE_LINE = re.compile(r"^\s*(?:import|from|def|class|return|print|>>>|\$)\s|\w\s*=[^=]|"
+                        r"\)\s*[.;]?\s*$|^[\w.]+\(.*\)")
+
+
 def particulars(sentence: str) -> list[str]:
-    """The details a source must have as written: code spans and identifiers."""
+    """The details a source must have as written: code spans and identifiers, and a line
+    of code whole (a source that mentions functools has not said `import functools`)."""
+    bare = sentence.strip().rstrip(".")
+    if _CODE_LINE.search(bare) and not _CODE_SPAN.search(bare):
+        return [bare]
     spans = [m.group(1).strip() for m in _CODE_SPAN.finditer(sentence)]
     plain = _CODE_SPAN.sub(" ", sentence)
     return [s for s in spans if s] + [m.group(0) for m in _IDENTIFIER.finditer(plain)]
