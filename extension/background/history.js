@@ -15,6 +15,7 @@
  */
 
 import { refuser } from "./gate.js";
+import { verdictMap } from "./pages.js";
 
 export const SPANS_DAYS = Object.freeze([7, 30, 90]);
 const KEY = "history_import";
@@ -89,8 +90,13 @@ export async function importHistory(deps, days) {
     summary.found = items.length;
     phase("history");
     const refuse = await refuser({ ignorePause: true });
+    // A page not recorded when it was read (its rules, its own signals, the helper's content
+    // check, held or not kept) never comes back by its title through the history.
+    const judged = await verdictMap();
     const kept = items.filter((item) => {
-      const why = refuse(String(item.url ?? ""));
+      const url = String(item.url ?? "");
+      const seen = Object.prototype.hasOwnProperty.call(judged, url) ? judged[url] : null;
+      const why = refuse(url) ?? (seen ? { category: seen.category } : null);
       if (why) summary.refusedHere[why.category] = (summary.refusedHere[why.category] ?? 0) + 1;
       return !why;
     });

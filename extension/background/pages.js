@@ -99,6 +99,11 @@ export async function verdictFor(url) {
   return Object.prototype.hasOwnProperty.call(m, url) ? m[url] : null;
 }
 
+/** Every verdict at once, url -> verdict (a history import reads them once). @returns {Promise<Record<string, Verdict>>} */
+export async function verdictMap() {
+  return /** @type {Record<string, Verdict>} */ (await readMap(VERDICTS));
+}
+
 /** Drop verdicts whose URL matches (the person said: always record this site). @param {(url: string) => boolean} match */
 export function clearVerdicts(match) {
   return lane(async () => {

