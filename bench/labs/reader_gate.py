@@ -6,7 +6,8 @@ full store and one store per fold (bench/quality/relevance.py's `ingest`/`fold_s
 then for every answerable question (full store) and its unanswerable form (the store
 without its answer): retrieve as an ask does (answers/context.py), pack the reader's
 passages and run the reader (answers/extractive.py), recording the gate's probability `p`,
-the best picked sentence's score, and whether the quote cites the gold page. Then sweep two
+the best picked sentence's score, whether the quote cites the gold page, and its recall of
+the gold answer's key words at several quote sizes. Then sweep two
 rules — quote when p >= t; quote when p >= t or (p >= t_low and score >= s) — and print,
 per split, the share of answerable questions answered citing the gold page and of
 unanswerable ones refused, with each rule's settings. Rules are chosen on tune and read on
@@ -28,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.quality import answer_audit as aa
 from bench.quality import relevance
 from bench.quality.answer_quality import DEFAULT_SOURCES
 from bench.quality.checker_set import load_set
@@ -36,8 +38,14 @@ from bench.quality.quality import MODEL, _import_engine, model_dir_for
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def reading(eng: Any, question: str, settings: Any) -> tuple[float | None, float, list[str]]:
-    """(gate probability, best quote score, urls the quote cites) for one question."""
+# How many sentences the reader quotes: (at most, of them from one page at most)
+SIZES = ((3, 2), (4, 2), (4, 3), (5, 3))
+
+
+def reading(eng: Any, question: str, settings: Any, gold_keys: set[str]
+            ) -> tuple[float | None, float, list[str], dict[str, float | None]]:
+    """(gate probability, best quote score, urls the quote cites, the quote's recall of the
+    gold answer's key words for each of SIZES) for one question."""
     from rewind.answers import extractive
     from rewind.answers.context import retrieve
     from rewind.answers.llm import EmbedderTokenizer
@@ -50,13 +58,21 @@ def reading(eng: Any, question: str, settings: Any) -> tuple[float | None, float
     picked = extractive.read(question, pool.sources, emb.embed_documents,
                              found.query_vector, settings)
     url = {s.n: s.url for s in pool.sources}
+    recalls: dict[str, float | None] = {}
+    for most, per_page in SIZES:
+        quote = extractive.quoted(extractive.read(
+            question, pool.sources, emb.embed_documents, found.query_vector, settings,
+            max_sentences=most, per_source_max=per_page))
+        recalls[f"{most}/{per_page}"] = aa.recall(" ".join(t for t, _n, _p in quote),
+                                                  gold_keys) if gold_keys else None
     return (found.answerable, max((c.score for c in picked), default=0.0),
-            sorted({url[c.source] for c in picked}))
+            sorted({url[c.source] for c in picked}), recalls)
 
 
 def run_source(name: str, settings: Any, engine_mod: Any, embedder: Any, emb_dir: Path,
                unchecked: list[str]) -> list[dict]:  # fmt: skip
     ds = load_set(name, None, unchecked)
+    docs = {d.doc_id: d for d in ds.docs}
     rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix=f"rewind-reader-gate-{name}-") as tmp:
         full = Path(tmp) / "full"
@@ -72,11 +88,14 @@ def run_source(name: str, settings: Any, engine_mod: Any, embedder: Any, emb_dir
             with engine_mod.Rewind.open(data_dir, settings, writer=False, embedder=embedder,
                                         model_dir=emb_dir) as eng:  # fmt: skip
                 for q in (q for q in asked if q.store == store):
-                    p, score, cited = reading(eng, q.question, settings)
+                    doc = docs.get(q.gold_doc or "")
+                    keys = aa.key_words(doc.text, q.question) if doc and q.answerable else set()
+                    p, score, cited, recalls = reading(eng, q.question, settings, keys)
                     gold = urls.get(q.gold_doc or "")
                     rows.append({"source": name, "split": ds.split, "id": q.id,
                                  "answerable": q.answerable, "p": p, "score": score,
-                                 "quotes": bool(cited), "gold": gold in cited if gold else False})
+                                 "quotes": bool(cited), "gold": gold in cited if gold else False,
+                                 "recall": recalls})
         print(f"{name}: {len(rows)} questions", file=sys.stderr, flush=True)
     return rows
 
@@ -111,6 +130,23 @@ def sweep(rows: Sequence[dict]) -> None:
         print(f"| {label} | " + " | ".join(cells) + " |")
 
 
+def recall_table(rows: Sequence[dict], cut: float = 0.6741) -> None:
+    """Per reader size: of the answerable questions answered citing the gold page at the
+    gate's `extract` cut, the share whose quote recalls >= 0.5 of the gold's key words."""
+    print("\n| quote size (sentences / of one page) | tune: recall >= 0.5 | held-out: "
+          "recall >= 0.5 |")
+    print("|:---|---:|---:|")
+    for most, per_page in SIZES:
+        key = f"{most}/{per_page}"
+        cells = []
+        for split in ("tune", "held-out"):
+            right = [r for r in rows if r["split"] == split and r["answerable"] and r["gold"]
+                     and (r["p"] or 0) >= cut and r["recall"].get(key) is not None]
+            n = sum(r["recall"][key] >= aa.RECALL_SHARE for r in right)
+            cells.append(f"{n / max(1, len(right)):.0%} ({n}/{len(right)})")
+        print(f"| {key} | " + " | ".join(cells) + " |")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--sources", default=",".join(DEFAULT_SOURCES))
@@ -118,7 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--from-rows", action="store_true", help="sweep the rows already there")
     args = ap.parse_args(argv)
     if args.from_rows:
-        sweep([json.loads(line) for line in args.rows.read_text().splitlines()])
+        rows = [json.loads(line) for line in args.rows.read_text().splitlines()]
+        sweep(rows)
+        recall_table(rows)
         return 0
     config, engine_mod, _search = _import_engine()
     from rewind.models import specs
@@ -137,6 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.rows.parent.mkdir(parents=True, exist_ok=True)
     args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
     sweep(rows)
+    recall_table(rows)
     return 0
 
 

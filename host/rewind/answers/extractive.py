@@ -171,11 +171,13 @@ def compose(question: str, sources: Sequence[Source], embed: Embed | None,
 
 
 def read(question: str, sources: Sequence[Source], embed: Embed | None,
-         qvec: np.ndarray | None, settings: Settings, max_sentences: int = 3,
-         per_source_max: int = 2, keep_share: float = 0.75, mmr_lambda: float = 0.7,
-         ) -> list[Candidate]:
-    """Up to `max_sentences` of the sources' best sentences for `question`, in reading
-    order; none when no sentence is close enough to the question."""
+         qvec: np.ndarray | None, settings: Settings, max_sentences: int | None = None,
+         per_source_max: int | None = None, keep_share: float = 0.75,
+         mmr_lambda: float = 0.7) -> list[Candidate]:
+    """Up to `max_sentences` (settings.reader_sentences) of the sources' best sentences
+    for `question`, in reading order; none when no sentence is close enough to it."""
+    max_sentences = max_sentences or settings.reader_sentences
+    per_source_max = per_source_max or settings.reader_sentences_per_page
     kind = asks_for(question)
     cands = [c for c in candidates(sources, settings)
              if holds(f"{c.context} {c.text}", kind, question)]
