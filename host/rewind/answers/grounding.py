@@ -93,7 +93,7 @@ def negated(text: str) -> bool:
 
 # A line of code, not prose: a statement keyword first, an assignment, a call ending it.
 _CODE_LINE = re.compile(r"^\s*(?:import|from|def|class|return|print|>>>|\$)\s|\w\s*=[^=]|"
-                        r"\)\s*[.;]?\s*$|^[\w.]+\(.*\)")
+                        r"^[\w.]+\(.*\)")
 
 
 def particulars(sentence: str) -> list[str]:
@@ -108,7 +108,9 @@ def particulars(sentence: str) -> list[str]:
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower()
+    """Lower case, one space for any run, none before punctuation (as the checker's
+    sentences are written: citations.split_answer)."""
+    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s+", " ", text)).strip().lower()
 
 
 def _same_word(a: str, b: str) -> bool:
