@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from capture_pages import write_named_sites
-from plain_records import pages as plain_records
 from playwright.sync_api import expect
 from private_pages import pages as private_pages
 from requirement import missing
@@ -78,7 +77,7 @@ def named_sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamedSites
     """The capture pages under real host names over HTTPS (capture_pages.py, and the content
     check's private_pages.py); browsers reach them with `named_sites.chromium_args()`."""
     root = tmp_path_factory.mktemp("named")
-    write_named_sites(root / "www", extra=private_pages() + plain_records())
+    write_named_sites(root / "www", extra=private_pages())
     try:
         served = NamedSites(root / "www", root / "tls")
     except SiteError as exc:
