@@ -79,3 +79,15 @@ def test_a_line_of_code_must_be_the_sources_own():
     assert not holds("import functools", passage)  # the page names it, never imports it
     assert holds("import functools", "Start with import functools at the top.")
     assert not holds("x = sorted(data, key=len)", "Call sorted() with a key function.")
+
+
+def test_what_a_sentence_adds_is_found_together_not_picked_from_all_over():
+    passage = ("The export rules are on the legal page. sqlite> insert into tbl1 "
+               "values('hello!',10); Nothing else is said here.")
+    q = "What is the Export Control Classification Number (ECCN) for SQLite?"
+    assert not holds("The Export Control Classification Number (ECCN) for SQLite is 10.",
+                     passage, q)  # a 10 in a line of code is not the ECCN
+    assert holds("The ECCN for SQLite is 5D002.", "SQLite's ECCN is 5D002, like most "
+                 "open-source encryption software.", q)
+    far = ("Sourdough needs flour. " + "Filler sentence here. " * 6 + "It also needs water.")
+    assert not holds("Sourdough needs flour and water.", far)  # words far apart

@@ -86,8 +86,8 @@ _LEANS_BACK = re.compile(
     r"reason|there (?:is|are) also|dies|das|diese[rs]?|es|sie|dann|cela|ceci|ce|il|elle|ils|"
     r"elles|alors|esto|eso|ello)\b", re.I)
 _PROSE = re.compile(r"[.!?:。！？][\"'”’)\]]*$")  # a sentence, not a code line or a label
-_CODE = re.compile(r">>>|›››|^\s*\.\.\.|\.\.\.\s*$|[{};=]\s*$|\w=\w|"
-                   r"^\s*(?:def|class|return|import|from)\s")
+_CODE = re.compile(r">>>|›››|^\s*\.\.\.|\.\.\.\s*$|[{};=]\s*$|\w=\w|\w = [\w{\[(\'\"]|"
+                   r"^\s*=|^\s*(?:def|class|return|import|from)\s")
 # "Author: A. Dalke Release: 0.1 Python lists have…": fields of a page run into its first
 # sentence where the page's blocks were joined without a line break (older passages).
 _LABEL = re.compile(r"(?:^|\s)[A-Z][\w-]{1,20}:\s+\S+.*\s[A-Z][\w-]{1,20}:\s")
@@ -116,6 +116,7 @@ def _quotable(sent: str, titles: Sequence[str], settings: Settings) -> bool:
     return (len(content_words(sent)) >= settings.citation_min_words
             and len(spaced_words(sent)) <= MAX_WORDS
             and (bool(_PROSE.search(sent)) or len(spaced_words(sent)) >= PROSE_WORDS)
+            and not sent[:1].islower()  # the tail of a sentence cut in two
             and not _CODE.search(sent) and not _LABEL.search(sent)
             and is_answer_sentence(sent, titles))
 

@@ -16,7 +16,7 @@ work (no model).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -137,6 +137,7 @@ class PassageWords:
         if not self.spans:
             self.spans = [(0, len(text))]
         self.sentence_words = [claim_words(text[s:e], self.lang) for s, e in self.spans]
+        self.sentence_numbers = [set(numbers(text[s:e])) for s, e in self.spans]
         self.words = set().union(claim_words(title, self.lang), *self.sentence_words)
         self._by_head: dict[str, list[str]] = {}
         for w in self.words:
@@ -161,42 +162,59 @@ class Grounding:
                 and self.coverage >= min_coverage - 1e-9)
 
 
-def _backing(claimed: set[str], passage: PassageWords, found: Iterable[str]
-             ) -> tuple[int, int] | None:
-    """The run of at most two neighbouring sentences of the passage that holds the most
-    of the claim's words."""
-    hits = set(found)
-    if not hits:
-        return None
+WINDOW = 3  # a claim is held by at most this many neighbouring sentences of a passage
 
-    def score(ws: set[str]) -> int:
-        return sum(1 for w in hits if w in ws or any(_same_word(w, x) for x in ws))
 
-    singles = [score(ws) for ws in passage.sentence_words]
-    best = max(range(len(singles)), key=lambda i: (singles[i], -i))
-    lo = hi = best
-    for j in (best - 1, best + 1):
-        if 0 <= j < len(singles) and score(
-                passage.sentence_words[min(j, best)] | passage.sentence_words[max(j, best)]
-        ) > singles[best] and singles[j] > 0:
-            lo, hi = min(lo, j), max(hi, j)
-            break
-    return passage.spans[lo][0], passage.spans[hi][1]
+def _holds_word(word: str, words: set[str]) -> bool:
+    return word in words or any(_same_word(word, w) for w in words)
+
+
+def _window(claimed: set[str], wanted: Sequence[str], repeated: set[str],
+            passage: PassageWords) -> tuple[int, int]:
+    """The run of at most WINDOW neighbouring sentences (indices lo..hi) that holds the
+    most of the claim's words and numbers, then of the question's words it repeats, the
+    shortest such run first."""
+    best = ((-1, 0, 0), 0, 0)
+    for lo in range(len(passage.spans)):
+        words: set[str] = set()
+        nums: set[str] = set()
+        for hi in range(lo, min(lo + WINDOW, len(passage.spans))):
+            words |= passage.sentence_words[hi]
+            nums |= passage.sentence_numbers[hi]
+            got = sum(_holds_word(w, words) for w in claimed) + sum(n in nums for n in wanted)
+            also = sum(_holds_word(w, words) for w in repeated)
+            if (got, also, lo - hi) > best[0]:
+                best = ((got, also, lo - hi), lo, hi)
+    return best[1], best[2]
 
 
 def ground(sentence: str, asked: set[str], passage: PassageWords) -> Grounding:
     """How `passage` holds `sentence`, given the question's own words `asked` (its
-    claim_words: restating the question proves nothing and needs no source). The sentence
+    claim_words: restating the question proves nothing and needs no source). What the
+    sentence adds must be found together, in a few neighbouring sentences of the passage
+    (WINDOW), not picked from all over it; a sentence that adds no more than one word (or a
+    number) to the question must also find the words it repeats of the question there —
+    "The ECCN for SQLite is 10" is not held by a line of code with a 10 in it. The sentence
     is read in the passage's language (the checker never holds one to a passage in
     another)."""
     mine = claim_words(sentence, passage.lang)
     claimed = {w for w in mine if w not in asked} or mine
-    found = [w for w in claimed if passage.has(w)]
+    nums = numbers(sentence)
+    repeated = mine & asked
+    lo, hi = _window(claimed, nums, repeated, passage)
+    near = set().union(*passage.sentence_words[lo:hi + 1])
+    near_nums = set().union(*passage.sentence_numbers[lo:hi + 1])
+    found = [w for w in claimed if _holds_word(w, near)]
     missing = [w for w in claimed if w not in found]
-    details = [n for n in numbers(sentence) if n not in passage.numbers]
+    details = [n for n in nums if n not in near_nums]
     details += [p for p in particulars(sentence) if _squash(p) not in passage.flat]
+    says = [w for w in claimed if not w.isdigit()]
+    if len(says) <= 1 and repeated:  # it hangs on the question's words: they must be here
+        held = [w for w in repeated if _holds_word(w, near)]
+        if 2 * len(held) < len(repeated):
+            details += sorted(repeated - set(held))
     coverage = len(found) / len(claimed) if claimed else 0.0
-    span = _backing(claimed, passage, found)
+    span = (passage.spans[lo][0], passage.spans[hi][1]) if found or nums else None
     # Polarity: the sentence's "not" must be the passage's, in the part that backs it.
     backing = passage.text[span[0]:span[1]] if span else passage.text
     same = negated(sentence) == negated(backing)
