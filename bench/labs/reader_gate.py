@@ -79,12 +79,9 @@ def run_source(name: str, settings: Any, engine_mod: Any, embedder: Any, emb_dir
         urls, _refused, _n = relevance.ingest(engine_mod, full, settings, embedder, emb_dir,
                                               ds.docs)  # fmt: skip
         asked = [q for q in ds.asked() if q.gold_doc in urls or not q.answerable]
-        for store in sorted({q.store for q in asked}):
-            data_dir = full
-            if store != "full":
-                data_dir = Path(tmp) / store
-                relevance.fold_store(engine_mod, full, data_dir, settings, embedder, emb_dir,
-                                     [urls[d] for d in ds.removed[store] if d in urls])
+        for store, data_dir in relevance.store_dirs(
+                engine_mod, full, Path(tmp), ds, urls, settings, embedder, emb_dir,
+                sorted({q.store for q in asked})):
             with engine_mod.Rewind.open(data_dir, settings, writer=False, embedder=embedder,
                                         model_dir=emb_dir) as eng:  # fmt: skip
                 for q in (q for q in asked if q.store == store):

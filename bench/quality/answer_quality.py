@@ -95,12 +95,9 @@ def run_source(ds: devsets.DevSet, ctx: dict[str, Any], n_ask: int, llm: bool) -
                                                  ds.docs)  # fmt: skip
         log(f"{ds.name}: {len(urls)} docs, {n_pass} passages in {time.perf_counter() - t0:.0f} s")
         url_doc = {u: d for d, u in urls.items()}
-        for store in sorted({q.store for q in asked}):
-            data_dir = full
-            if store != "full":
-                data_dir = Path(tmp) / store
-                relevance.fold_store(engine_mod, full, data_dir, base, embedder, emb_dir,
-                                     [urls[d] for d in ds.removed[store] if d in urls])
+        for store, data_dir in relevance.store_dirs(
+                engine_mod, full, Path(tmp), ds, urls, base, embedder, emb_dir,
+                sorted({q.store for q in asked})):
             qs = [q for q in asked if q.store == store and q.gold_doc in urls]
             with engine_mod.Rewind.open(data_dir, base, writer=False, embedder=embedder,
                                         model_dir=emb_dir) as eng:  # fmt: skip

@@ -33,7 +33,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,21 @@ def fold_store(engine_mod: Any, full: Path, dest: Path, settings: Any, embedder:
         for url in gone:
             if not eng.forget_url(url):
                 raise SystemExit(f"{dest.name}: could not forget {url}")
+
+
+def store_dirs(engine_mod: Any, full: Path, tmp: Path, ds: devsets.DevSet,
+               urls: dict[str, str], settings: Any, embedder: Any, model_dir: Path,
+               stores: Sequence[str]) -> Iterator[tuple[str, Path]]:  # fmt: skip
+    """Each of `stores` as a data folder: the full store, or a copy of it without that
+    fold's answers (made when it is reached)."""
+    for store in stores:
+        if store == "full":
+            yield store, full
+            continue
+        dest = tmp / store
+        fold_store(engine_mod, full, dest, settings, embedder, model_dir,
+                   [urls[d] for d in ds.removed[store] if d in urls])
+        yield store, dest
 
 
 def gate_signals(eng: Any, question: str) -> dict[str, float]:
@@ -144,12 +159,8 @@ def run_source(ds: devsets.DevSet, ctx: dict[str, Any], n_ask: int, llm: bool,
                    ingest_s=time.perf_counter() - t0)
         progress(f"{ds.name}: {len(urls)} docs, {n_passages} passages in {out['ingest_s']:.0f} s")
         url_doc = {u: d for d, u in urls.items()}
-        for store in ds.stores():
-            data_dir = full
-            if store != "full":
-                data_dir = Path(tmp) / store
-                fold_store(engine_mod, full, data_dir, base, embedder, emb_dir,
-                           [urls[d] for d in ds.removed[store] if d in urls])  # fmt: skip
+        for store, data_dir in store_dirs(engine_mod, full, Path(tmp), ds, urls, base,
+                                          embedder, emb_dir, ds.stores()):  # fmt: skip
             qs = [q for q in ds.questions if q.store == store
                   and (q.gold_doc is None or q.gold_doc in urls)]  # fmt: skip
             with engine_mod.Rewind.open(data_dir, base, writer=False, embedder=embedder,
