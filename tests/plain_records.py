@@ -1,8 +1,8 @@
 """A person's records in plain article layout — a heading and paragraphs, no menu, no sign-out,
 no form or table — on hostnames no rule list holds, in English, German and French (health,
 bank, payroll, messaging); articles on the same topics in the same layout; and a borderline
-page. Issue 37: such records were recorded. For tests/browser/test_capture_records.py (real
-Chromium) and tests/capture/test_records.py (the host's check).
+page. Such records were recorded by the content check. For tests/capture/test_records.py
+(the host's check) and bench/quality/records.py.
 
 Written for these tests, never fitted on (the check is fitted on tests/data/sensitive_pages/
 and the tune part of tests/data/record_pages/). Each page has a made-up word (`mark`) found

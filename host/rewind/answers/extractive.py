@@ -116,7 +116,7 @@ def _quotable(sent: str, titles: Sequence[str], settings: Settings) -> bool:
     return (len(content_words(sent)) >= settings.citation_min_words
             and len(spaced_words(sent)) <= MAX_WORDS
             and (bool(_PROSE.search(sent)) or len(spaced_words(sent)) >= PROSE_WORDS)
-            and not sent[:1].islower()  # the tail of a sentence cut in two
+
             and not _CODE.search(sent) and not _LABEL.search(sent)
             and is_answer_sentence(sent, titles))
 
@@ -130,8 +130,8 @@ def candidates(sources: Sequence[Source], settings: Settings, limit: int = 80
             said = [x.strip(" …") for x in sentences(passage)]
             earlier = src.passages[j].before if j < len(src.passages) else ""
             for k, sent in enumerate(said):
-                if not _quotable(sent, titles, settings):
-                    continue
+                if not _quotable(sent, titles, settings) or (k and sent[:1].islower()):
+                    continue  # not prose; or the tail of a sentence a line break cut
                 before, where = (said[k - 1], passage) if k else ("", "")
                 if not k and earlier:  # the page's passage before this one, its last
                     # sentence that says something (not "For example:")
