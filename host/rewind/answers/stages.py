@@ -105,6 +105,7 @@ class Question:
     checker: Checker | None = None
     lead: str = "quote"  # "quote": the reader's sentences lead; "model": the model's
     quotes: list[SentenceCheck] = field(default_factory=list)  # the reader's
+    quoted_words: set[str] | None = None  # the quote's claim words (stages' `adds`)
     written: list[SentenceCheck] = field(default_factory=list)  # the model's, checked
     shown: list[SentenceCheck] = field(default_factory=list)  # streamed, in order
     check_s: float = 0.0
@@ -262,9 +263,10 @@ class Question:
 
     def adds(self, c: SentenceCheck) -> bool:
         """Whether a checked sentence says something the quote does not."""
-        quoted_words = set().union(*(claim_words(q.sentence) for q in self.quotes))
         assert self.checker is not None
-        return bool(claim_words(c.sentence) - quoted_words - self.checker.asked)
+        if self.quoted_words is None:  # read once, for every sentence of the model's
+            self.quoted_words = set().union(*(claim_words(q.sentence) for q in self.quotes))
+        return bool(claim_words(c.sentence) - self.quoted_words - self.checker.asked)
 
     def say(self, checks: Sequence[SentenceCheck]) -> None:
         """Show checked sentences: the only text that is ever streamed."""
