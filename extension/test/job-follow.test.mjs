@@ -34,7 +34,7 @@ function clock() {
 }
 
 test("a page load that could not reach the helper keeps the job and its following", async () => {
-  // The bug (issue 23): the worker stopped under the popup, its load saw "not connected"
+  // The bug this guards against: the worker stopped under the popup, its load saw "not connected"
   // and took that for "no job": the line went and nothing asked again, so no worker
   // started again and the helper stayed down for good.
   const c = clock();

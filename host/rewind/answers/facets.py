@@ -1,10 +1,10 @@
 """Facets: a complex question split into sub-questions, each searched, the budget split.
 
-Seed 000's stages 2, 4 and 5 for answers: the loaded LLM is asked once (short prompt,
-fixed seed) for up to `facet_count - 1` sub-questions with an importance 0..1 each;
-the question itself is always kept as the first facet, importance 1.0, so a model that
-writes garbage leaves the answer as good as without facets. Every facet is retrieved
-on its own (`context.retrieve`), then packed into its share of the token budget,
+The loaded LLM is asked once (short prompt, fixed sampling seed) for up to
+`facet_count - 1` sub-questions with an importance 0..1 each; the question itself is
+always kept as the first facet, importance 1.0, so a model that writes garbage leaves
+the answer as good as without facets. Every facet is retrieved on its own
+(`context.retrieve`), then packed into its share of the token budget,
 share = budget * importance / sum(importance), most important first, a share left
 unused passing to the next facet. A passage found by two facets is packed once, for
 the more important one. The chosen passages are then packed together by one

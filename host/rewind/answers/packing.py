@@ -1,4 +1,4 @@
-"""Packing sources into a token budget: seed 002's contract, never over the budget.
+"""Packing sources into a token budget, never over it (`build_context`, docs/answers.md).
 
 Greedy, best first: each passage goes under its page's `[Source N]` (headers and fences
 from prompt.py), counted with the answering model's own tokenizer. A passage too big for
@@ -82,7 +82,7 @@ class Source:
 
 @dataclass
 class Item:
-    """One passage in the packed context (seed 002's itemsUsed)."""
+    """One passage in the packed context (an entry of `build_context`'s `items`)."""
 
     source: int  # its [Source N]
     kind: str

@@ -305,7 +305,7 @@ class Rewind:
                                      self.writer, self.forgetting.after_write, self.audit)
 
     def ingest(self, source_id: str, text: str, metadata: dict | None = None) -> IndexResult:
-        """Seed 002's contract: index any text under an id (a URL, or a bare name)."""
+        """Index any text under an id (a URL, or a bare name): `rewind ingest`, the MCP server."""
         meta = dict(metadata or {})
         url = source_id if "://" in source_id else f"rewind://doc/{source_id}"
         return self.index_page(PageInput(

@@ -1,12 +1,12 @@
 """Search results: the fused passages grouped into pages, ranked, diversified, explained.
 
 A page is ranked by its best passage plus a small bonus for several matching passages
-(seed 001) and, to break near-ties, how lately it was read (seed 001's recency weight);
-then maximal marginal relevance and a soft per-site cap keep near-duplicates
-and one site from filling the list. Each result has a confidence label on the embedding
-model's cosine scale, the relevance gate's verdict (relevance.py: a result that is not
-about what was asked is marked to be folded under "less relevant"), a snippet around the
-first match and the match ranges inside it.
+(`multi_passage_bonus`) and, to break near-ties, how lately it was read
+(`recency_weight`); then maximal marginal relevance and a soft per-site cap keep
+near-duplicates and one site from filling the list. Each result has a confidence label
+on the embedding model's cosine scale, the relevance gate's verdict (relevance.py: a
+result that is not about what was asked is marked to be folded under "less relevant"), a
+snippet around the first match and the match ranges inside it.
 This module must never write to any store, nor retrieve by itself (retrieve.py does).
 """
 
@@ -145,7 +145,7 @@ def _linked(searcher: Searcher, h: PassageHit) -> bool:
 
 def _recency(searcher: Searcher, pool: list[Ranked], pages: dict[int, PageRecord],
              now: float | None = None) -> list[Ranked]:
-    """Seed 001's recency weight, as a tie-breaker: a page read lately moves up a little
+    """Recency (`recency_weight`), as a tie-breaker: a page read lately moves up a little
     (score * (1 + w * 0.5 ** (days since the last visit / half-life)))."""
     s = searcher.settings
     if not s.recency_weight:
@@ -159,7 +159,8 @@ def _recency(searcher: Searcher, pool: list[Ranked], pages: dict[int, PageRecord
 
 
 def _mmr(searcher: Searcher, pool: list[Ranked], qvec: np.ndarray | None) -> list[Ranked]:
-    """Maximal marginal relevance over the pages' best passages (seed 000)."""
+    """Maximal marginal relevance over the pages' best passages: a page whose best passage
+    is close to one ranked above it moves down (`mmr_lambda`; 1 turns it off)."""
     lam = searcher.settings.mmr_lambda
     if qvec is None or lam >= 1.0 or len(pool) < 3:
         return pool

@@ -1,4 +1,4 @@
-"""The store's SQLite schema, as numbered migrations (seed 004: schema versioning).
+"""The store's SQLite schema, as numbered migrations (`SCHEMA_VERSION` is the last).
 
 Migrations run in order inside one transaction each (store.py); never edit a released
 one, add the next. Vectors live in their own table, one row per passage vector with its
@@ -43,7 +43,7 @@ MIGRATIONS: dict[int, str] = {
         is_title INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX passages_page ON passages(page_id);
-    -- seed 004's externalised vectors: one row per passage vector, never inline in a page
+    -- vectors apart: one row per passage vector, never inline in a page
     CREATE TABLE vectors (
         passage_id INTEGER PRIMARY KEY REFERENCES passages(id) ON DELETE CASCADE,
         model_id TEXT NOT NULL,
