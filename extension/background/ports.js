@@ -18,7 +18,10 @@ import { refusal } from "./gate.js";
 import { frontTab } from "./handlers/status.js";
 import { getSettings } from "./storage.js";
 
-const MAX_TAB_TEXT = 60_000; // current-tab context for ask, in characters
+// At most this many characters of the current tab go with an ask: well under the host's
+// max_context_chars (200,000), over which it refuses the whole ask, and about 25 full
+// passages (max_passage_chars: 2,400) of the 30 at most a page is read into.
+const MAX_TAB_TEXT = 60_000;
 
 /** @typedef {import("./dispatch.js").Deps} Deps */
 

@@ -136,8 +136,8 @@ class Settings:
     fusion_remembered_max_terms: int = knob(
         4, "a query of at most this many words, none a stop word, reads as remembered words")
     fusion_remembered_gap: float = knob(1.0, "... and BM25 then votes as if it had this margin")
-    # Seed 001 had 0.05; on the Python FAQ it cost semantic MRR .02, 0.02 keeps a small
-    # preference for pages that say more (docs/benchmarks.md).
+    # 0.05 cost semantic MRR .02 on the Python FAQ; 0.02 keeps a small preference for
+    # pages that say more (docs/benchmarks.md).
     multi_passage_bonus: float = knob(
         0.02, "a page's score grows by this * log(its matching passages)",
         lo=0.0, hi=1.0, user=True, group="search", advanced=True,
@@ -151,9 +151,8 @@ class Settings:
     max_pages_per_domain: int = knob(3, "further pages of a site move down the results",
                                      lo=1, hi=100, user=True, group="search", advanced=True,
                                      label="Pages of one site before its others move down")
-    # Seed 001 weighed recency 0.2 against similarity; here it only breaks near-ties: with
-    # visit times that say nothing of relevance, 0.02 cost no MRR where 0.2 did
-    # (bench/quality/quality.py, docs/benchmarks.md).
+    # Recency only breaks near-ties: with visit times that say nothing of relevance, 0.02
+    # cost no MRR where 0.2 did (bench/quality/quality.py, docs/benchmarks.md).
     recency_weight: float = knob(0.02, "a page read lately moves up: score * (1 + w * recency)",
                                  lo=0.0, hi=1.0, user=True, group="search", advanced=True,
                                  label="Lift for pages read lately")
@@ -184,11 +183,11 @@ class Settings:
         "(also capped by the model)", lo=16, hi=2048, user=True, group="answers",
         advanced=True, label="Longest answer, in tokens (about ¾ of a word each; doubled "
         "for the larger downloadable models)")
-    answer_top_k: int = knob(5, "passages given to the model (seed 001)")
-    answer_passages_per_page: int = knob(2, "passages of one page at most (seed 001)")
-    answer_pages_per_domain: int = knob(3, "pages of one site at most (seed 001)")
+    answer_top_k: int = knob(5, "passages given to the model")
+    answer_passages_per_page: int = knob(2, "passages of one page at most")
+    answer_pages_per_domain: int = knob(3, "pages of one site at most")
     answer_quality_weight: float = knob(
-        0.3, "score = (1 - w) relevance + w passage quality (seed 001)")
+        0.3, "score = (1 - w) relevance + w passage quality")
     answer_min_similarity: float = knob(
         0.3, "a passage below this cosine is not evidence for an answer")
     answer_min_keyword_share: float = knob(
@@ -232,6 +231,12 @@ class Settings:
     reader_sentences: int = knob(4, "sentences the reader quotes at most")
     reader_sentences_per_page: int = knob(3, "of them, from one page at most")
     tab_passages: int = knob(2, "best passages of the current tab added as sources")
+    # Only a shortlist of the given text (the tab, build_context's raw context), by words
+    # shared with the query, is embedded: a long page has hundreds of passages and
+    # embedding them all would take seconds before the first word.
+    provided_shortlist: int = knob(
+        8, "passages of the given text embedded and ranked at most (those sharing the "
+        "most words with the query)", lo=1, hi=2000)
     context_passages: int = knob(25, "passages build_context considers")
     context_token_budget: int = knob(1000, "build_context / `rewind context` without a budget")
     context_min_trim_tokens: int = knob(
@@ -251,8 +256,11 @@ class Settings:
     citation_min_words: int = knob(
         3, "content words an extracted sentence needs (shorter: headings, fragments)")
     stream_flush_s: float = knob(0.05, "streamed text goes out at most this often")
-    # Facets (answers/facets.py, seed 000): off, because the offline 135M model cannot
-    # split a question well and it costs one more model call before the answer.
+    # A follow-up question reuses its thread's sources and turns, kept in memory.
+    answer_threads_kept: int = knob(
+        8, "follow-up threads an answerer keeps (the oldest is forgotten)", lo=1, hi=1000)
+    # Facets (answers/facets.py, docs/answers.md "Facets"): off, because the offline 135M
+    # model cannot split a question well and it costs one more model call before the answer.
     answer_facets: bool = knob(
         False, "split a question into facets first (needs a capable language model)",
         user=True, group="answers", advanced=True,
@@ -273,8 +281,9 @@ class Settings:
     recommend_memory_share: float = knob(
         0.25, "share of the machine's memory an answering model may take (the browser, the "
         "system and the embedding model need the rest)")
-    # A person waits about this long for an answer's first words (issue 18: 17 s was too
-    # long); `rewind models recommend --patience S` asks for another limit.
+    # A person waits about this long for an answer's first words: a 4B model's ~17 s on a
+    # 2-core machine was too long to recommend (docs/answers.md, the ladder);
+    # `rewind models recommend --patience S` asks for another limit.
     recommend_max_wait_s: float = knob(
         8.0, "a model whose first words would take longer than this (estimated) is not "
         "recommended", lo=1.0, hi=600.0)

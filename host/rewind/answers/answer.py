@@ -45,8 +45,6 @@ from .stages import Question
 if TYPE_CHECKING:
     from ..profile.engine import Rewind
 
-MAX_THREADS = 8  # follow-up threads kept per connection (the oldest is forgotten)
-
 
 class RepeatGuard:
     """Tells when a streamed answer starts saying a sentence again (small models loop)."""
@@ -244,6 +242,6 @@ class Answerer:
             tid = thread_id or secrets.token_hex(6)
             self._threads[tid] = Thread(built, turns)
             self._threads.move_to_end(tid)
-            while len(self._threads) > MAX_THREADS:
+            while len(self._threads) > self.settings.answer_threads_kept:
                 self._threads.popitem(last=False)
             return tid

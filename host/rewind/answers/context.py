@@ -1,16 +1,17 @@
 """Context for answers and for other local AI tools: retrieve passages, pack them to a budget.
 
-`retrieve` ranks *passages*, not pages (seed 001): the passages search retrieves and
-fuses (search/retrieve.py, the one retrieval path), those close enough to the question
-kept, passage quality weighted in, at most 2 passages per page and 3 pages per domain;
-the current tab's text (or any raw context a caller gives) is chunked, ranked against
-the query and interleaved with the history, so both always reach the model.
-`build_context` is seed 002's contract: the packed text, the items used with their
-token counts and the total, counted with the answering model's own tokenizer. The
-total is never over the budget: the packed text is counted whole at the end and cut
-until it fits. A passage too big for the room left is trimmed to its most relevant
-sentences rather than dropped. Each source is labelled `[Source N]` with its title,
-URL, last visit, visit count and reading time; page text is fenced as data.
+`retrieve` ranks *passages*, not pages: the passages search retrieves and fuses
+(search/retrieve.py, the one retrieval path), those close enough to the question kept,
+passage quality weighted in, at most 2 passages per page and 3 pages per domain; the
+current tab's text (or any raw context a caller gives) is chunked, ranked against the
+query and interleaved with the history, so both always reach the model.
+`build_context` is what other local AI tools get (`rewind context`, the MCP server;
+docs/answers.md): the packed text, the items used with their token counts and the
+total, counted with the answering model's own tokenizer. The total is never over the
+budget: the packed text is counted whole at the end and cut until it fits. A passage
+too big for the room left is trimmed to its most relevant sentences rather than
+dropped. Each source is labelled `[Source N]` with its title, URL, last visit, visit
+count and reading time; page text is fenced as data.
 This module must never write to the store, and never pass page text on unfenced.
 """
 
@@ -58,7 +59,7 @@ class Retrieval:
 
 @dataclass
 class TabContext:
-    """Text the caller gives with the query: the current tab, or seed 002's raw context."""
+    """Text the caller gives with the query: the current tab, or build_context's raw context."""
 
     text: str
     url: str = ""
@@ -66,11 +67,17 @@ class TabContext:
     kind: str = "tab"  # "tab" | "raw"
 
 
+# Each word a given passage shares with the query adds this to its cosine: a nudge that
+# orders passages about equally close in meaning, and without an embedder (no cosine)
+# orders them alone.
+SHARED_WORD_TIEBREAK = 0.01
+
+
 # ---- retrieval ----------------------------------------------------------------------------
 
 
 def _diverse(ranked: list[Evidence], k: int, per_page: int, per_domain: int) -> list[Evidence]:
-    """Seed 001's constraints: at most `per_page` passages a page, `per_domain` pages a site."""
+    """The best `k` in order, at most `per_page` passages a page and `per_domain` pages a site."""
     out: list[Evidence] = []
     by_page: dict[int | None, int] = {}
     pages_of_domain: dict[str, set[int | None]] = {}
@@ -174,15 +181,15 @@ def provided_evidence(
     embed: Callable[[Sequence[str]], np.ndarray] | None,
     settings: Settings,
     k: int,
-    shortlist: int = 8,
 ) -> list[Evidence]:
     """The best `k` passages of text the caller gave (the tab, raw context), ranked by cosine.
 
-    Only a shortlist (by words shared with the query) is embedded: a long page has
-    hundreds of passages and embedding them all would take seconds.
+    Only a shortlist (`provided_shortlist`, by words shared with the query) is embedded: a
+    long page has hundreds of passages and embedding them all would take seconds.
     """
     doc = text_document(ctx.text, ctx.title)
-    _text, chunks = chunk_blocks(doc.blocks, settings, max_passages=2000)
+    _text, chunks = chunk_blocks(doc.blocks, settings,
+                                 max_passages=settings.max_passages_per_document)
     if not chunks:
         cut = ctx.text.strip()[: settings.max_passage_chars]
         if not cut:
@@ -194,6 +201,7 @@ def provided_evidence(
         qualities = [c.quality for c in chunks]
     qwords = set(words(query))
     overlap = [len(qwords & set(words(t))) for t in chunks_text]
+    shortlist = settings.provided_shortlist
     order = sorted(range(len(chunks_text)), key=lambda i: (-overlap[i], i))[:shortlist]
     sims: dict[int, float] = {}
     vecs: dict[int, np.ndarray] = {}
@@ -201,7 +209,8 @@ def provided_evidence(
         mat = embed([chunks_text[i] for i in order])
         for i, v in zip(order, mat, strict=True):
             sims[i], vecs[i] = float(v @ qvec), v
-    ranked = sorted(order, key=lambda i: (-(sims.get(i, 0.0) + 0.01 * overlap[i]), i))[:k]
+    nudge = SHARED_WORD_TIEBREAK
+    ranked = sorted(order, key=lambda i: (-(sims.get(i, 0.0) + nudge * overlap[i]), i))[:k]
     return [
         Evidence(
             kind=ctx.kind,
@@ -272,7 +281,8 @@ def build_context(
     provided: TabContext | None = None,
     k: int | None = None,
 ) -> BuiltContext:
-    """Seed 002: relevant history (and the raw context) packed into `token_budget` tokens."""
+    """Relevant history (and the raw context) packed into `token_budget` tokens: what
+    `rewind context` and the MCP server give other AI tools (docs/answers.md)."""
     t0 = time.perf_counter()
     if provided is None and raw_context and raw_context.strip():
         provided = TabContext(raw_context, kind="raw")
