@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from requirement import missing
+from support.requirement import missing
 
 # Stores made by tests keep their keys (index/crypto/keys.py) in a folder of their own, never in
 # the person's keyring or key folder; subprocesses (hosts, CLIs) inherit this.
@@ -97,7 +97,7 @@ def python_docs() -> Path:
 @pytest.fixture(scope="module")
 def history(tmp_path_factory, embedder, model_dir):
     """A small real history (answer_fixtures.PAGES) embedded with the real model."""
-    from answer_fixtures import open_history
+    from support.answer_fixtures import open_history
 
     eng = open_history(tmp_path_factory.mktemp("history"), embedder, model_dir)
     yield eng

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from requirement import missing
+from support.requirement import missing
 
 from bench.common import data, devsets
 

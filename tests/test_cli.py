@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from cli_runner import rewind
+from support.cli_runner import rewind
 
 ARTICLE = """<html><head><title>Graph pruning in HNSW</title></head><body>
 <nav>Home About Login</nav><article><h1>Graph pruning</h1>

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 
-from host_process import HostProcess
+from support.host_process import HostProcess
 
 N = 25  # pages each host sends, pipelined
 FILES = 20  # files the CLI indexes meanwhile

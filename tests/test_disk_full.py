@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_runner import rewind
+from support.cli_runner import rewind
 
 pytestmark = pytest.mark.slow
 

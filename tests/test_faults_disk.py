@@ -10,7 +10,7 @@ import json
 import shutil
 
 import pytest
-from cli_runner import rewind
+from support.cli_runner import rewind
 
 pytestmark = pytest.mark.slow
 

@@ -15,13 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
-from answer_fixtures import SOURDOUGH, TRAM, open_history
-from host_process import HostProcess
 from rewind.answers.answer import Answerer
 from rewind.answers.context import TabContext
 from rewind.answers.llm import ScriptedLlm
 from rewind.answers.prompt import COULD_NOT_FIND
 from rewind.config import Settings
+from support.answer_fixtures import SOURDOUGH, TRAM, open_history
+from support.host_process import HostProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 LLM = "smollm2-135m-instruct-q8_0"

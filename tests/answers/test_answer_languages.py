@@ -7,8 +7,6 @@ sentences are (planted answers, real embedding model)."""
 from __future__ import annotations
 
 import pytest
-from answer_fixtures import DAY, NOW, PAGES, page_input
-from onnx_fixtures import real_model_dir
 from rewind.answers.answer import Answerer
 from rewind.answers.citations import check_answer
 from rewind.answers.llm import ScriptedLlm
@@ -17,6 +15,8 @@ from rewind.config import Settings
 from rewind.models import specs
 from rewind.models.multilingual import E5Embedder
 from rewind.profile.engine import Rewind
+from support.answer_fixtures import DAY, NOW, PAGES, page_input
+from support.onnx_fixtures import real_model_dir
 
 pytestmark = pytest.mark.slow
 
@@ -90,7 +90,7 @@ def test_a_made_up_english_sentence_is_not_backed_by_the_german_page(history):
 
 def test_the_german_passage_backs_its_own_german_sentence(history):
     emb = history.embedder()
-    from answer_fixtures import sources_for
+    from support.answer_fixtures import sources_for
     sources = sources_for(history, QUESTION)
     checked = check_answer(f"{GERMAN[1].split('. ')[0]}. [Source 1]", sources,
                            emb.embed_documents, history.settings, QUESTION)

@@ -3,9 +3,9 @@ planted wrong citations, made-up sentences, restated questions, fragments."""
 
 from __future__ import annotations
 
-from answer_fixtures import HNSW, SOURDOUGH, number_of, sources_for
 from rewind.answers.answer import drop_fragment
 from rewind.answers.citations import check_answer, split_answer, with_citations
+from support.answer_fixtures import HNSW, SOURDOUGH, number_of, sources_for
 
 
 def test_split_and_place_citations():

@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from answer_fixtures import PAGES
-from answer_fixtures import evidence as ev
 from rewind.answers import context
 from rewind.answers.context import TabContext, build_context, retrieve
 from rewind.config import Settings
 from rewind.search import PassageQuery, SearchQuery
+from support.answer_fixtures import PAGES
+from support.answer_fixtures import evidence as ev
 
 LLM = "smollm2-135m-instruct-q8_0"
 S = Settings()

@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_runner import rewind
 from rewind.answers.grounding import PassageWords, claim_words, ground
+from support.cli_runner import rewind
 
 from demo.browser_demo import PAGES
 

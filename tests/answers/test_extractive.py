@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from answer_fixtures import SOURDOUGH, number_of, sources_for
 from rewind.answers.citations import check_answer
 from rewind.answers.extractive import candidates, compose
+from support.answer_fixtures import SOURDOUGH, number_of, sources_for
 
 
 def test_an_extract_is_verbatim_cited_and_checked(history, embedder):

@@ -13,8 +13,6 @@ import dataclasses
 import re
 
 import pytest
-from answer_fixtures import PAGES, sentence
-from answer_fixtures import evidence as ev
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rewind.answers import llm
@@ -22,6 +20,8 @@ from rewind.answers.answer import Answerer
 from rewind.answers.facets import Facet, decompose, pack_facets, parse_facets
 from rewind.answers.llm import ScriptedLlm
 from rewind.config import Settings
+from support.answer_fixtures import PAGES, sentence
+from support.answer_fixtures import evidence as ev
 
 S = Settings()
 Q = "How do I keep a sourdough starter alive?"

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from answer_fixtures import NOW, sentence
-from answer_fixtures import evidence as ev
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rewind.answers import llm
 from rewind.answers.packing import pack
 from rewind.config import Settings
+from support.answer_fixtures import NOW, sentence
+from support.answer_fixtures import evidence as ev
 
 S = Settings()
 

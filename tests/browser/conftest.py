@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from capture_pages import write_named_sites
 from playwright.sync_api import expect
-from private_pages import pages as private_pages
-from requirement import missing
 from site_pages import write_site
+from support.private_pages import pages as private_pages
+from support.requirement import missing
 
 from demo.harness import (
     HarnessError,
@@ -75,7 +75,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSite]:
 @pytest.fixture(scope="session")
 def named_sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamedSites]:
     """The capture pages under real host names over HTTPS (capture_pages.py, and the content
-    check's private_pages.py); browsers reach them with `named_sites.chromium_args()`."""
+    check's support/private_pages.py); browsers reach them with `named_sites.chromium_args()`."""
     root = tmp_path_factory.mktemp("named")
     write_named_sites(root / "www", extra=private_pages())
     try:

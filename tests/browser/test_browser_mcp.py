@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from mcp_session import McpSession
 from playwright.sync_api import expect
+from support.mcp_session import McpSession
 
 from demo.harness import RewindBrowser
 

@@ -18,10 +18,10 @@ import re
 from pathlib import Path
 
 import pytest
-from model_server import PROXY_VARS, ModelHost, serving
 from panel_ui import search
 from playwright.sync_api import expect
 from rewind.models import sources, specs
+from support.model_server import PROXY_VARS, ModelHost, serving
 
 from demo.harness import RewindBrowser, wait_until
 

@@ -13,12 +13,12 @@ import re
 import time
 
 import pytest
-from faq_pages import BASE
 from playwright.sync_api import expect
 from rewind.capture.extract import html_document
 from rewind.capture.ingest import PageInput
 from rewind.config import Settings
 from rewind.profile.engine import Rewind
+from support.faq_pages import BASE
 
 from demo.harness import RewindBrowser
 

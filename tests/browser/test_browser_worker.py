@@ -182,8 +182,8 @@ def test_the_re_embedding_progress_goes_on_when_the_worker_stops_under_it(
     The bug this found (issue 23): a popup load while the helper was away (the worker
     stopped under it) took "not connected" for "no job": the line went and the popup
     stopped asking, so nothing woke a worker again and no helper started for good."""
-    from faq_pages import index_faq
     from rewind.profile.engine import Rewind
+    from support.faq_pages import index_faq
 
     with Rewind.open(tmp_path / "data", embedder=embedder, model_dir=model_dir) as eng:
         index_faq(eng, python_docs)  # ~10 s of re-embedding here: long enough for 4 stops
@@ -277,9 +277,9 @@ def test_a_backup_download_the_worker_stops_under_is_whole_or_says_so(
     person gets a whole backup that verifies, or no file and a message saying so with the
     way to try again — never a file cut short; then trying again gives a whole backup.
     The store does not change: a backup only reads."""
-    from faq_pages import index_faq
     from rewind.control import backup
     from rewind.profile.engine import Rewind
+    from support.faq_pages import index_faq
 
     data = tmp_path / "data"
     with Rewind.open(data, embedder=embedder, model_dir=model_dir) as eng:

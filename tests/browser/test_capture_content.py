@@ -5,8 +5,9 @@ day (the host's clock moved forward), nothing of it is in the store, the holding
 WAL.
 
 Real Chromium with the built extension, the real host and its real model; the pages
-(tests/private_pages.py, never fitted on) are served over TLS under their own hostnames, which are
-in no rule list (the test checks that first). One browser for the module.
+(tests/support/private_pages.py, never fitted on) are served over TLS under their own
+hostnames, which are in no rule list (the test checks that first). One browser for the
+module.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from pathlib import Path
 import pytest
 from capture_pages import ARTICLES as POLICY_ARTICLES
 from playwright.sync_api import expect
-from private_pages import ARTICLES, BORDERLINE, PRIVATE
 from rewind.capture.policy import Rules, classify_url
 from rewind.capture.policy_file import load_policy
+from support.private_pages import ARTICLES, BORDERLINE, PRIVATE
 
 from demo.harness import RewindBrowser, wait_until
 

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from host_process import HostProcess
 from rewind.capture.gate import RULES_FILE
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
 from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
+from support.host_process import HostProcess
 
 PAGES = Path(__file__).resolve().parents[1] / "data" / "sensitive_pages"
 ARTICLE = ["Online banking lets customers of a bank manage accounts over the internet.",

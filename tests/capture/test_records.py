@@ -1,6 +1,6 @@
 """Issue 37 on the host: a person's record in plain article layout (a heading and paragraphs,
 no menu, no sign-out) is refused in English, German and French, an article on the same topic
-is recorded, a borderline note is held (tests/plain_records.py, never fitted on); and the
+is recorded, a borderline note is held (tests/support/plain_records.py, never fitted on); and the
 generated evaluation (bench/common/record_pages.py) is what bench/quality/records.py says:
 ten languages, ten categories, three layouts, hostnames no rule list holds, a held-out part
 the shipped model was never fitted on."""
@@ -8,12 +8,12 @@ the shipped model was never fitted on."""
 from collections import Counter
 
 import pytest
-from plain_records import ARTICLES, BORDERLINE, PRIVATE
 from rewind.capture import sensitive
 from rewind.capture.page_signals import PageSignals
 from rewind.capture.policy import Rules, classify_url
 from rewind.capture.policy_file import load_policy
 from rewind.capture.redact import redact
+from support.plain_records import ARTICLES, BORDERLINE, PRIVATE
 
 from bench.common import record_pages
 from bench.quality.sensitive import load_pages

@@ -1,19 +1,19 @@
 """The host's content check (rewind.capture.sensitive): the labelled set (ten languages, every
 category), the shipped model fitted on it, its targets on languages and sites it never saw
-(cross-validated), the held-out pages of tests/private_pages.py per category and language,
+(cross-validated), the held-out pages of tests/support/private_pages.py per category and language,
 real documentation and encyclopedia pages in several languages kept, and its logic."""
 
 import dataclasses
 import shutil
 
 import pytest
-from private_pages import ARTICLES, BORDERLINE, PRIVATE
-from requirement import missing
 from rewind.capture import content_features as cf
 from rewind.capture import sensitive
 from rewind.capture.page_signals import PageSignals
 from rewind.capture.policy_file import load_policy
 from rewind.capture.redact import redact
+from support.private_pages import ARTICLES, BORDERLINE, PRIVATE
+from support.requirement import missing
 
 from bench.common import real_pages
 from bench.common.data import EvalDataError

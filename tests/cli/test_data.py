@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from cli_runner import rewind
+from support.cli_runner import rewind
 
 PAGE = """<html><head><title>Notes on {topic}</title></head><body><article>
 <p>These notes describe {topic} in some detail, with enough words to make a passage of

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_runner import rewind
 from rewind.mcp import activity
 from rewind.mcp.access import AccessBook
 from rewind.profile.audit import AuditLog
+from support.cli_runner import rewind
 
 
 def test_setup_turns_a_client_on_with_its_scope_and_shows_what_to_paste(tmp_path: Path):

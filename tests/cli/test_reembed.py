@@ -13,8 +13,8 @@ import sys
 import time
 
 import pytest
-from cli_runner import rewind
 from rewind import config
+from support.cli_runner import rewind
 
 MINILM = "all-minilm-l6-v2-int8"
 PAGE = """<html><head><title>Notes on {topic}</title></head><body><article>

@@ -5,13 +5,13 @@ the way in, and damaged files refused with the store untouched."""
 import json
 
 import pytest
-from answer_fixtures import index_pages
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
 from rewind.control import dump, restore
 from rewind.errors import RewindError
 from rewind.profile.engine import Rewind
 from rewind.search import SearchQuery
+from support.answer_fixtures import index_pages
 
 QUERIES = ["how often do I feed a sourdough starter", "tram 28 Lisbon seat",
            "pruning rule keeps diverse edges", "borrow checker", "hooch", "queue longer",

@@ -17,12 +17,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from requirement import missing
 from rewind import config
 from rewind.install import steps
 from rewind.install.browsers import Env
 from rewind.install.register import MANIFEST_FILE
 from rewind.native.identity import read_extension_id
+from support.requirement import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 EXT_ID = read_extension_id()

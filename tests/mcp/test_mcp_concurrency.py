@@ -9,10 +9,10 @@ import threading
 import time
 
 import filelock
-from host_process import HostProcess
-from mcp_session import McpSession
 from rewind.config import Settings
 from rewind.mcp.access import AccessBook
+from support.host_process import HostProcess
+from support.mcp_session import McpSession
 
 N = 40  # pages the host writes, pipelined
 

@@ -13,7 +13,6 @@ import dataclasses
 import time
 
 import pytest
-from answer_fixtures import HNSW, NOW, index_pages
 from rewind.answers.answer import Answerer
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
@@ -21,6 +20,7 @@ from rewind.index.store.page_filter import PageFilter
 from rewind.mcp.scoped import ScopedRewind
 from rewind.profile.engine import Rewind
 from rewind.search import PassageQuery, SearchQuery
+from support.answer_fixtures import HNSW, NOW, index_pages
 
 PRIVATE = "private.example"
 QUERY = "draft notes on HNSW graphs"

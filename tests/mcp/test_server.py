@@ -11,9 +11,9 @@ import json
 
 import pytest
 from mcp_history import PRIVATE, rewind_cli
-from mcp_session import McpSession
 from rewind.answers.prompt import COULD_NOT_FIND
 from rewind.mcp.render import NOTE
+from support.mcp_session import McpSession
 
 TOOLS = {"search_history", "read_page", "build_context", "ask_history", "recent_pages"}
 CALLS = {  # one valid call of each tool

@@ -7,10 +7,10 @@ import dataclasses
 import re
 
 import pytest
-from onnx_fixtures import real_model_dir
 from rewind.config import Settings
 from rewind.models import catalog, specs
 from rewind.models.specs import FileSpec, LlmSpec, Measured, Shape
+from support.onnx_fixtures import real_model_dir
 
 DEFAULT = "smollm2-135m-instruct-q8_0"
 LADDER = {

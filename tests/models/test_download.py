@@ -1,5 +1,5 @@
 """`rewind models pull`: real downloads from a local HTTP server on 127.0.0.1
-(tests/model_server.py), from a mirror or from the published addresses.
+(tests/support/model_server.py), from a mirror or from the published addresses.
 
 The server honours Range requests (or ignores them, or answers from the wrong byte),
 drops the connection part way through a file, cuts a chunked answer off, and records
@@ -23,11 +23,11 @@ from pathlib import Path
 
 import filelock
 import pytest
-from model_server import PROXY_VARS, serving
-from model_server import ModelHost as Mirror
 from rewind.errors import Code, RewindError
 from rewind.models import download, installed, sources, specs
 from rewind.models.specs import FileSpec, LlmSpec
+from support.model_server import PROXY_VARS, serving
+from support.model_server import ModelHost as Mirror
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = random.Random(7).randbytes(2 * download.CHUNK + 123_457)  # three read chunks

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from onnx_fixtures import VOCAB, make_tiny_model_dir, real_model_dir, tiny_spec
 from rewind.config import Settings
 from rewind.errors import Code, RewindError
 from rewind.models import embedder, specs
 from rewind.models.embedder import Embedder, FakeEmbedder, OnnxEmbedder
 from rewind.models.multilingual import open_embedder
+from support.onnx_fixtures import VOCAB, make_tiny_model_dir, real_model_dir, tiny_spec
 
 SETTINGS = Settings()
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx_fixtures import real_model_dir
-from requirement import missing
 from rewind.config import Settings
 from rewind.models import specs
 from rewind.models.multilingual import CharMap, E5Embedder, embedder_class, token_runs
+from support.onnx_fixtures import real_model_dir
+from support.requirement import missing
 
 NAME = "multilingual-e5-small"
 TEXTS = [

@@ -7,10 +7,10 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from onnx_fixtures import real_model_dir
 from rewind.errors import Code, RewindError
 from rewind.models import installed, specs
 from rewind.models.installed import FileState
+from support.onnx_fixtures import real_model_dir
 
 # --- specs ---
 

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
-from host_process import HostProcess
-from model_server import PROXY_VARS, ModelHost, serving
 from rewind.models import sources, specs
+from support.host_process import HostProcess
+from support.model_server import PROXY_VARS, ModelHost, serving
 
 BODY = random.Random(11).randbytes(6 * 1024 * 1024 + 321)
 PATH = "/org/tiny-GGUF/resolve/main/tiny.gguf"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import base64
 
 import pytest
-from host_process import HostProcess
 from rewind.index.derived import vector_file
 from rewind.profile.engine import Rewind
+from support.host_process import HostProcess
 
 TOPICS = ["lichen on granite boulders", "copper kettle polishing", "kestrel hovering flight",
           "sourdough crumb structure", "tidal pools at low water", "violin bow rehair"]

@@ -17,8 +17,8 @@ import sys
 import time
 
 import pytest
-from host_process import MIB, ORIGIN, ROOT, HostProcess, frame_bytes
 from rewind.native import requests
+from support.host_process import MIB, ORIGIN, ROOT, HostProcess, frame_bytes
 
 EXIT_S = 1.0  # the host must be gone this long after EOF
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from host_process import HostProcess
 from rewind.mcp import activity
 from rewind.mcp.access import AccessBook
 from rewind.profile.audit import AuditLog
+from support.host_process import HostProcess
 
 
 def test_access_is_set_listed_and_logged(tmp_path):

@@ -12,11 +12,11 @@ import sys
 import time
 
 import pytest
-from faq_pages import index_faq
-from host_process import HostProcess
 from rewind.config import Settings
 from rewind.profile import embedding_job as reembed
 from rewind.profile.engine import Rewind
+from support.faq_pages import index_faq
+from support.host_process import HostProcess
 
 MINILM = "all-minilm-l6-v2-int8"
 OLD, NEW = f"{MINILM}@384", f"{MINILM}@256"

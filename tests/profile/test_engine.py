@@ -4,7 +4,6 @@ import time
 
 import numpy as np
 import pytest
-from faq_pages import index_faq
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.checks import profile_checks
 from rewind.config import Settings
@@ -13,6 +12,7 @@ from rewind.models.embedder import FakeEmbedder
 from rewind.profile.engine import Rewind
 from rewind.profile.reembedding import reindex
 from rewind.search import SearchQuery
+from support.faq_pages import index_faq
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from onnx_fixtures import real_model_dir
 from rewind.config import Settings
 from rewind.models.embedder import FakeEmbedder
 from rewind.profile.engine import Rewind
+from support.onnx_fixtures import real_model_dir
 
 PARAGRAPHS = json.loads((Path(__file__).resolve().parents[1] / "data" / "chunk_units.json")
                         .read_text("utf-8"))["paragraphs"]

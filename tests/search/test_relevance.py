@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from answer_fixtures import PAGES
 from rewind import logistic
 from rewind.index.store.records import PassageRecord
 from rewind.search import PassageQuery, SearchQuery, relevance
 from rewind.search.relevance import _coverage, _other_language
+from support.answer_fixtures import PAGES
 
 
 def test_coverage_weighs_rare_terms():

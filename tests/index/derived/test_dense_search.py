@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from rewind.index.derived.vectors import VectorIndex
 from rewind.index.store.store import Store
-from vector_data import DIM, add, unit
+from support.vector_data import DIM, add, unit
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_runner import rewind
 from rewind.index.derived import integrity
+from support.cli_runner import rewind
 
 pytestmark = pytest.mark.slow
 

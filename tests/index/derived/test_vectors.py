@@ -6,7 +6,7 @@ import pytest
 from rewind.index.derived import vectors as vectors_mod
 from rewind.index.derived.vectors import VectorIndex
 from rewind.index.store.store import Store
-from vector_data import DIM, add, exact_top, unit
+from support.vector_data import DIM, add, exact_top, unit
 
 
 @pytest.fixture

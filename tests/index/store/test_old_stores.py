@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_runner import rewind
 from rewind.index.store.migrations import SCHEMA_VERSION
 from rewind.index.store.store import Store
+from support.cli_runner import rewind
 
 pytestmark = pytest.mark.slow
 STORES = Path(__file__).resolve().parents[2] / "data" / "stores"

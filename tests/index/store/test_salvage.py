@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_runner import rewind
 from rewind.index.store.salvage import busy_elsewhere
+from support.cli_runner import rewind
 
 pytestmark = pytest.mark.slow
 

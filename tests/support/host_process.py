@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXT_ID = "abcdefghijklmnopabcdefghijklmnop"
 ORIGIN = f"chrome-extension://{EXT_ID}/"
 MIB = 1_048_576
