@@ -300,6 +300,17 @@ def benchmarks() -> dict[str, str]:
     return found
 
 
+def bench_sections() -> dict[str, tuple[str, ...]]:
+    """Each section of docs/benchmarks.md and the runs that rewrite it, from
+    bench/common/sections.py's table (read with ast: nothing of bench/ is imported)."""
+    import ast
+
+    tree = ast.parse((BENCH / "common" / "sections.py").read_text(encoding="utf-8"))
+    table = next(n.value for n in tree.body if isinstance(n, ast.AnnAssign)
+                 and getattr(n.target, "id", "") == "SECTIONS")
+    return ast.literal_eval(table)
+
+
 def bench_name(name: str, known: dict[str, str]) -> str:
     """`latency`, `perf.latency` or `bench/perf/latency.py` -> `perf.latency`."""
     name = name.removeprefix("bench/").removeprefix("bench.").removesuffix(".py")
@@ -313,19 +324,24 @@ def bench_name(name: str, known: dict[str, str]) -> str:
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
-    known = benchmarks()
+    known, sections = benchmarks(), bench_sections()
     if args.list:
-        width = max(map(len, known))
+        width = max(map(len, [*known, *sections]))
         for name, doc in known.items():
             print(f"{name:<{width}}  {doc}")
+        print("\nsections of docs/benchmarks.md (`build.py bench NAME` rewrites one):")
+        for name, runs in sections.items():
+            print(f"{name:<{width}}  {'; '.join(runs)}")
         return
-    names = [bench_name(n, known) for n in args.scripts] or list(DEFAULT_BENCH)
+    # A section's name runs what rewrites that section; a benchmark's, that benchmark.
+    runs = [run.split() for name in args.scripts or DEFAULT_BENCH
+            for run in (sections[name] if name in sections else [bench_name(name, known)])]
     install_python("llm,mcp,test")
     install_models()
-    for name in names:
-        say(f"python -m bench.{name} {' '.join(args.bench_args)}".rstrip())
+    for module, *extra in runs:
+        say(f"python -m bench.{module} {' '.join([*extra, *args.bench_args])}".rstrip())
         # As a module from the checkout's root: `bench` is a package, `rewind` is installed.
-        run([PY, "-m", f"bench.{name}", *args.bench_args], cwd=ROOT, env=venv_env())
+        run([PY, "-m", f"bench.{module}", *extra, *args.bench_args], cwd=ROOT, env=venv_env())
 
 
 def cmd_fit(_args: argparse.Namespace) -> None:
@@ -410,9 +426,11 @@ def main() -> None:
     sp.set_defaults(func=cmd_demo)
     sp = sub.add_parser("bench", help="benchmarks into docs/benchmarks.md")
     sp.add_argument("scripts", nargs="*", metavar="NAME",
-                    help="benchmarks to run (latency, perf.latency; default: "
-                    + ", ".join(DEFAULT_BENCH) + ")")
-    sp.add_argument("--list", action="store_true", help="list every benchmark and stop")
+                    help="sections of docs/benchmarks.md to rewrite (scale, first-words-sets) "
+                    "or benchmarks to run (perf.latency; default: " + ", ".join(DEFAULT_BENCH)
+                    + ")")
+    sp.add_argument("--list", action="store_true",
+                    help="list every benchmark and section, and stop")
     sp.add_argument("--args", dest="bench_args", nargs=argparse.REMAINDER, default=[],
                     help="passed to each benchmark (e.g. --args --help)")
     sp.set_defaults(func=cmd_bench)

@@ -1,8 +1,13 @@
 """Shared reporting for bench scripts: markdown tables, machine facts, and docs/benchmarks.md.
 
 Job: each bench script owns one section of docs/benchmarks.md, delimited by
-`<!-- bench:NAME -->` ... `<!-- /bench:NAME -->`, and replaces only that section (appending it
-the first time), so several scripts can write the same file.
+`<!-- bench:NAME -->` ... `<!-- /bench:NAME -->`, and replaces only that section where it
+stands (a new section is appended at the end: move it into its part of the report and list
+it in bench/common/sections.py), so several scripts can write the same file. Under a
+section's heading goes its provenance line, unless the body already states its command and
+commit: the command that rewrites it (`python3 build.py bench NAME`), how this run was
+started, the commit and the load when it was written; the script's own line beside it
+gives the date and the machine.
 Never: touch text outside the script's own markers, or write a half file (atomic replace).
 """
 
@@ -13,11 +18,17 @@ import fcntl
 import os
 import platform
 import re
+import shlex
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-BENCH_DOC = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
+ROOT = Path(__file__).resolve().parents[2]
+BENCH_DOC = ROOT / "docs" / "benchmarks.md"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+# A line that states a run's command and commit: "`command` · ... commit abc1234 ...".
+PROVENANCE = re.compile(r"^`[^`]+` · .*\bcommit [0-9a-f]{7,}", re.M)
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -75,12 +86,74 @@ def today() -> str:
     return _dt.date.today().isoformat()
 
 
+def _git(*args: str) -> subprocess.CompletedProcess[str] | None:
+    try:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=30, check=False)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def imported_host() -> Path | None:
+    """The folder `rewind` was imported from (None: not importable)."""
+    try:
+        import rewind
+    except ImportError:
+        return None
+    return Path(rewind.__file__).resolve().parents[1]
+
+
+def commit() -> str:
+    """The short commit, with "+ uncommitted changes in host/" when host/ differs from it;
+    when `rewind` is imported from elsewhere (an export of another revision, on
+    PYTHONPATH), that folder and the REVISION file beside it."""
+    head = _git("rev-parse", "--short", "HEAD")
+    if head is None or head.returncode != 0:
+        return "unknown commit"
+    host = imported_host()
+    if host is not None and host != ROOT / "host":
+        rev = host.parent / "REVISION"
+        what = f"revision {rev.read_text().strip()}" if rev.exists() else "unknown revision"
+        return f"commit {head.stdout.strip()}, rewind imported from {host} ({what})"
+    dirty = _git("status", "--porcelain", "--", "host")
+    extra = " + uncommitted changes in host/" if dirty is not None and dirty.stdout.strip() \
+        else ""
+    return f"commit {head.stdout.strip()}{extra}"
+
+
+def started_as() -> str:
+    """This process's command line: `python -m bench.perf.scale --passages 100000`."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    head = ["python", "-m", spec.name] if spec is not None and spec.name else \
+        ["python", sys.argv[0]]
+    return shlex.join([*head, *sys.argv[1:]])
+
+
+def provenance(name: str) -> str:
+    """The line under section `name`'s heading: what rewrites it, how this run started,
+    the commit and the 1-minute load as it is written."""
+    return (f"`python3 build.py bench {name}` · this run: `{started_as()}` · {commit()} · "
+            f"load {load_average():.1f} when written")
+
+
+def stamped(name: str, body: str) -> str:
+    """`body` with its provenance line under its first `## ` heading (a body that states
+    its own command and commit, or has no heading, stays as given)."""
+    lines = body.strip().split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith("## ")), None)
+    if at is None or PROVENANCE.search(body):
+        return body
+    rest = "\n".join(lines[at + 1 :]).lstrip("\n")
+    return "\n".join([*lines[: at + 1], "", provenance(name), "", rest]).rstrip("\n")
+
+
 def update_section(name: str, body: str, doc: Path = BENCH_DOC) -> Path:
-    """Replace (or append) the `name` section of `doc` with `body`; returns the path."""
+    """Replace (or append) the `name` section of `doc` with `body` under its provenance
+    line (`stamped`); returns the path."""
     if not _NAME.match(name):
         raise ValueError(f"bad section name {name!r}: use lower-case letters, digits, - and _")
     start, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
-    block = f"{start}\n{body.strip()}\n{end}"
+    block = f"{start}\n{stamped(name, body).strip()}\n{end}"
     doc.parent.mkdir(parents=True, exist_ok=True)
     # Lock the folder (the file itself is replaced, so its inode can't carry the lock):
     # two bench scripts finishing together must not drop each other's section.
