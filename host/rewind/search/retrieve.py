@@ -5,7 +5,10 @@ the sources of an answer or a built context (answers/context.py) are both made f
 it returns, so a query is fused the same way wherever it is asked. Every candidate gets
 its cosine with the query when the embedder is there (fusion, confidence and the answer
 side use it); without an embedder retrieval goes on with BM25 alone and says why. A hybrid
-search's BM25 runs on the engine's worker thread while the dense stages scan the codes.
+search's BM25 runs on the engine's worker thread while the dense stages scan the codes
+(tantivy, numpy and SQLite leave the GIL, so on two cores the halves overlap); the worker
+does only BM25: reading its hits' vectors there too was slower, the two threads' Python
+parts waiting on each other for the GIL.
 A Searcher with a `scope` (an AI tool's part of the history) retrieves only from the pages
 the scope admits: both retrievers take it into their queries (index/store/page_filter.py).
 This module must never write to any store.

@@ -6,6 +6,11 @@ in memory (`shortlist`: Hamming distances, bit scores, int8 cosines), then reads
 few passages' stored vectors for their exact cosines (`rank`). A search's other passages
 (keyword hits, the diversity pass's pool) get the vectors their int8 rows stand for
 (`approximate`), within ~0.002 in cosine, instead of a read from the store each.
+The passages read are ranked first by their exact cosines, the rest after them by their int8
+ones: ranked all together, an unread passage's rounding could pass a read one's exact cosine.
+So ranked, recall@10 is the same from 16 reads up as with every one read (at 100,000 and a
+million passages); `EXACT` (32) leaves a margin. A read costs ~2 µs of Python through sqlite3
+(and an AES-GCM open in a sealed store), which a `WITHOUT ROWID` table does not change.
 This module must never write to the store or the snapshot, nor compare vectors of two models.
 """
 

@@ -10,6 +10,17 @@ the store (float16, the truth) and scored exactly. The top 10 equals exact searc
 true neighbour is lost on the way (bench/perf/scale.py measures how often: recall@10
 against exact float32 search).
 
+Why stages (docs/benchmarks.md, "Rewind at scale"): numpy has no int8 kernel, so scoring
+every int8 row is too slow (11.5 ms at 100,000 passages, against 1.6 for the stages); 1-bit
+codes alone, rescored from the store, need thousands of reads a search and still lose
+neighbours at a million (3,000 candidates: recall@10 0.949). The int8 rows make a large pool
+cheap, and the store's float16 ranks nearly as float32 does (recall@10 0.998 at 10,000
+passages, where the stages keep every row). Codes of the first 256 dimensions (`bits`,
+Matryoshka) lose recall with MiniLM, which was not trained for truncation. The int8 rows
+are memory-mapped: a few hundred searches touch most of them, and the kernel maps each
+touched large folio whole (`madvise(MADV_RANDOM)` changes nothing), so they are most of a
+searching process's RSS at a million passages (~360 MB).
+
 The codes are derived from the store and kept as a memory-mapped snapshot
 (index/derived/vector_file.py) that remembers the store sequence it reflects. `refresh` opens it
 (or builds it, streaming the store), then applies the store's changes since that sequence
