@@ -38,6 +38,7 @@ export function heldView(list, onDecide, nowMs = Date.now()) {
         h("strong", { class: "held-title", text: p.title || p.url }),
         h("span", { class: "muted small held-site", text: ` · ${p.site}` }),
         h("p", { class: "small held-why", text: `It ${String(p.why || "looked private")} (${p.label || p.category}). Not kept, it is wiped ${wipedIn(p.expires_at, nowMs)}.` }),
+        h("p", { class: "small muted held-rule", text: `Don't keep also stops recording ${p.site} (Never record, in the options).` }),
         h("div", { class: "row-actions" },
           h("button", { type: "button", class: "held-keep", text: "Keep", on: { click: () => onDecide(p, true) } }),
           h("button", { type: "button", class: "secondary held-drop", text: "Don't keep", on: { click: () => onDecide(p, false) } }),

@@ -32,6 +32,8 @@ test("each page with its title as text, why, and the two answers", () => {
   assert.equal(view.querySelector(".held-title").textContent, PAGE.title);
   assert.equal(view.querySelector("img"), null, "a title is text, never markup");
   assert.match(view.querySelector(".held-why").textContent, /looks like a private page .* wiped in 23 h/);
+  assert.equal(view.querySelector(".held-rule").textContent,
+    "Don't keep also stops recording notes.example (Never record, in the options).");
   view.querySelector(".held-keep").dispatchEvent(new doc.defaultView.Event("click"));
   view.querySelector(".held-drop").dispatchEvent(new doc.defaultView.Event("click"));
   assert.deepEqual(decided, [["3f2a", true], ["3f2a", false]]);

@@ -5,12 +5,17 @@
  * `held_decide` relays `decide_held` and then updates what the worker remembers of the
  * page's URL: kept → its reason is dropped and its content hash remembered (a revisit sends a
  * visit, not the page again); not kept → the reason says the person did not keep it, so the
- * page is not read and sent again.
- * Never: decide for the person, or touch a URL other than the one decided on.
+ * page is not read and sent again, and the page's site joins the person's exclusions ("Never
+ * record" in the options, where they can take it out again): a site whose page they did not
+ * want kept is one whose other pages they would not want either.
+ * Never: decide for the person, or touch a URL other than the one decided on (but for the
+ * exclusion of its site).
  */
 
 import { Code, RewindError } from "../../lib/errors.js";
+import { siteOfUrl } from "../../lib/rules.js";
 import * as P from "../pages.js";
+import { getSettings, patchSettings } from "../storage.js";
 
 /** @typedef {import("../dispatch.js").Deps} Deps */
 
@@ -34,6 +39,9 @@ export async function heldDecide(deps, msg) {
       if (verdict?.hash && reply?.result?.page_id != null) await P.rememberHash(url, verdict.hash, now);
     } else {
       await P.noteVerdict(url, { category: verdict?.category ?? "private", why: "you chose not to keep it", by: "declined" }, now);
+      const site = siteOfUrl(url);
+      const { blocklist } = await getSettings();
+      if (site && !blocklist.includes(site)) await patchSettings({ blocklist: [...blocklist, site] });
     }
   }
   return reply;
