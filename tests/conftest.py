@@ -94,12 +94,41 @@ def python_docs() -> Path:
         raise
 
 
-@pytest.fixture(scope="module")
-def history(tmp_path_factory, embedder, model_dir):
-    """A small real history (answer_fixtures.PAGES) embedded with the real model."""
+@pytest.fixture(scope="session")
+def history_store(tmp_path_factory, embedder, model_dir) -> Path:
+    """A small real history (answer_fixtures.PAGES) embedded with the real model, once, and
+    closed: `history` and `own_history` open copies of it, a host may be given one."""
     from support.answer_fixtures import open_history
 
-    eng = open_history(tmp_path_factory.mktemp("history"), embedder, model_dir)
+    directory = tmp_path_factory.mktemp("history") / "data"
+    open_history(directory, embedder, model_dir).close()
+    return directory
+
+
+def _open_copy(store: Path, where: Path, embedder, model_dir: Path):
+    """An engine on a copy of a closed store's data folder (its key is found by the key id
+    the store holds)."""
+    from rewind.profile.engine import Rewind
+
+    shutil.copytree(store, where)
+    return Rewind.open(where, Settings(), embedder=embedder, model_dir=model_dir)
+
+
+@pytest.fixture(scope="module")
+def history(history_store, tmp_path_factory, embedder, model_dir):
+    """The small real history, shared by a module's tests, which only read it. A test that
+    changes it (its settings, a part of it) takes `own_history`."""
+    eng = _open_copy(history_store, tmp_path_factory.mktemp("history") / "data", embedder,
+                     model_dir)
+    yield eng
+    eng.close()
+    assert eng.settings == Settings(), "a test changed the shared history: give it own_history"
+
+
+@pytest.fixture
+def own_history(history_store, tmp_path, embedder, model_dir):
+    """A test's own copy of the small real history, to change as it likes."""
+    eng = _open_copy(history_store, tmp_path / "history", embedder, model_dir)
     yield eng
     eng.close()
 

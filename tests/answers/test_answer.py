@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ from rewind.answers.context import TabContext
 from rewind.answers.llm import ScriptedLlm
 from rewind.answers.prompt import COULD_NOT_FIND
 from rewind.config import Settings
-from support.answer_fixtures import SOURDOUGH, TRAM, open_history
+from support.answer_fixtures import SOURDOUGH, TRAM
 from support.host_process import HostProcess
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,13 +64,10 @@ def test_made_up_answer_becomes_the_closest_passage_not_an_answer(history):
     assert "URL: " not in user["content"]
 
 
-def test_a_source_gives_its_address_and_visits_when_asked_to(history):
-    history.settings = dataclasses.replace(Settings(), answer_source_details=True)
-    try:
-        fake = ScriptedLlm("In the fridge the starter only needs feeding once a week.")
-        Answerer(history, model=fake).ask("How often do I feed my starter?")
-    finally:
-        history.settings = Settings()
+def test_a_source_gives_its_address_and_visits_when_asked_to(own_history):
+    own_history.settings = dataclasses.replace(Settings(), answer_source_details=True)
+    fake = ScriptedLlm("In the fridge the starter only needs feeding once a week.")
+    Answerer(own_history, model=fake).ask("How often do I feed my starter?")
     _system, user = fake.prompts[0]
     assert f"URL: {SOURDOUGH}\nVisited: " in user["content"]
 
@@ -87,36 +85,30 @@ def test_a_looping_model_is_stopped_and_said_once(history):
     assert "Never seen" not in "".join(streamed)
 
 
-def test_budget_and_answer_length_grow_with_the_models_context(history):
+def test_budget_and_answer_length_grow_with_the_models_context(own_history):
     # A model loaded with a larger context gets proportionally more sources and a longer
     # answer (Settings.answer_budget/answer_length); the offline default's 4,096 keeps them.
-    history.settings = dataclasses.replace(Settings(), answer_token_budget=60)
+    own_history.settings = dataclasses.replace(Settings(), answer_token_budget=60)
     got = {}
-    try:
-        for n_ctx in (4096, 8192):
-            fake = ScriptedLlm("In the fridge the starter only needs feeding once a week.",
-                               n_ctx=n_ctx)
-            result = Answerer(history, model=fake).ask("How often do I feed my starter?")
-            got[n_ctx] = (fake.calls[0][1], result.context_tokens)  # (max_tokens, sources)
-    finally:
-        history.settings = Settings()
+    for n_ctx in (4096, 8192):
+        fake = ScriptedLlm("In the fridge the starter only needs feeding once a week.",
+                           n_ctx=n_ctx)
+        result = Answerer(own_history, model=fake).ask("How often do I feed my starter?")
+        got[n_ctx] = (fake.calls[0][1], result.context_tokens)  # (max_tokens, sources)
     assert got[4096][0] == 120 and got[8192][0] == 240
     assert got[4096][1] <= 60 < got[8192][1] <= 120
 
 
-def test_an_extract_draws_on_more_sources_than_the_model_read(history):
+def test_an_extract_draws_on_more_sources_than_the_model_read(own_history):
     # The model's prompt is kept short (answer_token_budget: first token on 2 cores); an
     # answer of the sources' own sentences is read by no model, so it may draw on more
     # (extract_token_budget). The follow-up is still prompted with what the model read.
-    history.settings = dataclasses.replace(Settings(), answer_token_budget=90,
-                                           extract_token_budget=700)
-    try:
-        fake = ScriptedLlm("Bread is a staple food [Source 1].")  # nothing backs it
-        answerer = Answerer(history, model=fake)
-        result = answerer.ask("How often should I feed a sourdough starter?")
-        follow = answerer.ask("And in the fridge?", thread_id=result.thread_id)
-    finally:
-        history.settings = Settings()
+    own_history.settings = dataclasses.replace(Settings(), answer_token_budget=90,
+                                               extract_token_budget=700)
+    fake = ScriptedLlm("Bread is a staple food [Source 1].")  # nothing backs it
+    answerer = Answerer(own_history, model=fake)
+    result = answerer.ask("How often should I feed a sourdough starter?")
+    follow = answerer.ask("And in the fridge?", thread_id=result.thread_id)
     assert result.supported and "not backed by your pages" in result.notice
     assert "Bread" not in result.answer and result.raw_answer.startswith("Bread")
     model_read = fake.prompts[0][1]["content"].count("[Source ")
@@ -133,14 +125,12 @@ def test_an_extract_draws_on_more_sources_than_the_model_read(history):
     assert len(follow.sources) == model_read
 
 
-def test_no_llm_extract_is_packed_to_the_extract_budget(history, tmp_path):
+def test_no_llm_extract_is_packed_to_the_extract_budget(own_history, tmp_path):
     question = "How often should I feed a sourdough starter?"
-    history.settings = dataclasses.replace(Settings(), extract_token_budget=100)
-    try:
-        small = Answerer(history, model_dir=tmp_path).ask(question)
-    finally:
-        history.settings = Settings()
-    large = Answerer(history, model_dir=tmp_path).ask(question)
+    own_history.settings = dataclasses.replace(Settings(), extract_token_budget=100)
+    small = Answerer(own_history, model_dir=tmp_path).ask(question)
+    own_history.settings = Settings()
+    large = Answerer(own_history, model_dir=tmp_path).ask(question)
     assert 0 < small.context_tokens <= 100 < large.context_tokens <= Settings().extract_token_budget
     assert len(small.sources) <= len(large.sources)
 
@@ -261,8 +251,8 @@ def test_cancel_stops_an_answer_within_a_second(answerer):
 
 
 @pytest.fixture
-def host(tmp_path, embedder, llm_dir):
-    open_history(tmp_path / "data", embedder, llm_dir).close()
+def host(tmp_path, history_store, llm_dir):
+    shutil.copytree(history_store, tmp_path / "data")  # the host's own copy of the history
     h = HostProcess(tmp_path, model_dir=llm_dir)
     h.hello()
     yield h

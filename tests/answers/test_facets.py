@@ -249,10 +249,9 @@ def test_never_over_budget_whatever_the_split(importances, budget, shared):
 
 
 @pytest.fixture
-def facets_on(history):
-    history.settings = dataclasses.replace(Settings(), answer_facets=True)
-    yield history
-    history.settings = Settings()
+def facets_on(own_history):
+    own_history.settings = dataclasses.replace(Settings(), answer_facets=True)
+    return own_history
 
 
 BOTH = "How do I feed the starter and get a seat on the tram?"

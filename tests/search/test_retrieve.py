@@ -29,10 +29,11 @@ def test_a_script_the_model_cannot_read_leaves_the_decision_to_the_words(
         is multilingual_model
 
 
-def test_a_hybrid_search_runs_bm25_on_the_worker_and_finds_the_same(history):
+def test_a_hybrid_search_runs_bm25_on_the_worker_and_finds_the_same(own_history, monkeypatch):
     """BM25 beside the dense stages (the engine's worker thread) or before them: one result."""
     import threading
 
+    history = own_history  # its text index is spied on and its worker taken away
     ran_on: list[str] = []
     search = history.text_index.search
 
@@ -40,7 +41,7 @@ def test_a_hybrid_search_runs_bm25_on_the_worker_and_finds_the_same(history):
         ran_on.append(threading.current_thread().name)
         return search(*args, **kwargs)
 
-    history.text_index.search = spy
+    monkeypatch.setattr(history.text_index, "search", spy)
     worker = history._keyword_worker
     try:
         for query in ("keep a sourdough starter alive", "HNSW neighbour pruning",
@@ -53,8 +54,7 @@ def test_a_hybrid_search_runs_bm25_on_the_worker_and_finds_the_same(history):
             history._keyword_worker = worker
             assert together["results"] and together["results"] == one_by_one["results"]
     finally:
-        history._keyword_worker = worker
-        del history.text_index.search
+        history._keyword_worker = worker  # closing the engine stops it
 
 
 def test_a_search_reads_few_stored_vectors_and_every_hit_has_its_cosine(
