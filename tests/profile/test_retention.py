@@ -61,5 +61,8 @@ def test_max_size_forgets_oldest_first_until_under(tmp_path):
 def test_applied_while_writing(tmp_path):
     s = dataclasses.replace(Settings(), retention_max_age_days=2, retention_every_writes=4)
     with Rewind.open(tmp_path / "d", s, embedder=FakeEmbedder()) as eng:
-        fill(eng, 8)  # the 4th and 8th writes apply the limit
-        assert len(eng.list_pages(0, 100)) < 8
+        fill(eng, 8)  # visited 8 .. 1 days ago (less an hour); the 4th and 8th writes apply
+        left = sorted(p["url"] for p in eng.list_pages(0, 100))
+        assert left == [f"https://s.example/{i}" for i in (6, 7)]  # the last 2 days
+        expired = [e["pages"] for e in eng.audit.entries() if e["event"] == "expired"]
+        assert expired == [4, 2]  # the 4th write: pages 0-3; the 8th: 4 and 5

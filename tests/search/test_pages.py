@@ -37,14 +37,23 @@ def test_domain_cap_moves_extra_pages_of_a_site_down(fake_engine):
     assert [h.url.startswith("https://big.org/") for h in hits[4:]] == [True, True]
 
 
-def test_mmr_keeps_the_best_first(fake_engine):
-    settings = dataclasses.replace(S, mmr_lambda=0.5)
-    fake_engine.settings = settings
-    page(fake_engine, "https://a.org/1", ["lemon lime citrus fruit juice"])
-    page(fake_engine, "https://b.org/2", ["lemon lime citrus fruit juice drink"])
-    page(fake_engine, "https://c.org/3", ["lemon pie recipe with crust"])
-    hits = fake_engine.search(SearchQuery("lemon lime citrus fruit juice")).results
-    assert hits[0].url == "https://a.org/1"
+# By relevance alone b, a near-duplicate of a, comes second; diversity moves it down,
+# behind the pages that say something else (the fake embedder: shared words, near vectors).
+@pytest.mark.parametrize(("mmr_lambda", "order"), [
+    (1.0, "abcd"),  # relevance only: MMR off
+    (0.8, "acbd"),  # the default
+    (0.5, "acdb"),
+])
+def test_mmr_moves_a_near_duplicate_of_a_better_page_down(fake_engine, mmr_lambda, order):
+    fake_engine.settings = dataclasses.replace(S, mmr_lambda=mmr_lambda)
+    pages = {"a": ("https://a.org/1", "lemon lime juice squeezed fresh daily morning"),
+             "b": ("https://b.org/2", "lemon lime juice squeezed fresh daily"),
+             "c": ("https://c.org/3", "tram ticket prices for the city line"),
+             "d": ("https://d.org/4", "lemon pie recipe with crust")}
+    for url, text in pages.values():
+        page(fake_engine, url, [text])
+    hits = fake_engine.search(SearchQuery("lemon lime juice tram ticket")).results
+    assert [h.url for h in hits] == [pages[x][0] for x in order]
 
 
 def test_confidence_labels(fake_engine):
