@@ -127,8 +127,8 @@ def main() -> int:
     text = "\n".join([
         f"## {title} (bench/perf/text_merges.py --scenario {args.scenario})", "",
         f"{today()} · {machine()} · load average {load_average():.1f} at the end", "",
-        what + " wait: each write waits for the merges it started (before); background: "
-        "the writer is kept and merges run on tantivy's threads (now). The two policies run "
+        what + " wait: each write waits for the merges it started; background (the host's "
+        "policy): the writer is kept and merges run on tantivy's threads. The two policies run "
         "one after the other on copies of the same base.", "",
         table(header, rows)])
     print(text)
