@@ -4,7 +4,9 @@ check never wrote: the evaluation of the content check on records (bench/quality
 Job: read the template kits of tests/data/record_pages/<part>/<lang>.txt — one language's
 frames, written by hand for that part (the "tune" part may be fitted on; the "heldout"
 part never is: it was written before any result was looked at, by other habits — see its
-files' opening comments) — and turn them, seeded, into pages in three layouts:
+files' opening comments; nor is the "fresh" part, a second held-out part written later by
+an author who had not seen the check or its results, with other countries' records) — and
+turn them, seeded, into pages in three layouts:
 
 - `plain`: a heading and paragraphs, no menu, no sign-out (where private records most
   often slipped through);
@@ -48,7 +50,8 @@ from bench.common.labelled_pages import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 KITS = ROOT / "tests" / "data" / "record_pages"
-PARTS = ("tune", "heldout")
+PARTS = ("tune", "heldout", "fresh")
+HELD_OUT = ("heldout", "fresh")  # parts only ever tested on, never fitted on
 LAYOUTS = ("plain", "app", "table")
 _SLOT = re.compile(r"\{(\w+)\}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")

@@ -2,8 +2,8 @@
 no menu, no sign-out) is refused in English, German and French, an article on the same topic
 is recorded, a borderline note is held (tests/support/plain_records.py, never fitted on); and the
 generated evaluation (bench/common/record_pages.py) is what bench/quality/records.py says:
-ten languages, ten categories, three layouts, hostnames no rule list holds, a held-out part
-the shipped model was never fitted on."""
+ten languages, ten categories, three layouts, hostnames no rule list holds, two held-out parts
+("heldout", "fresh") the shipped model was never fitted on."""
 
 from collections import Counter
 
@@ -54,6 +54,9 @@ def test_the_evaluation_has_ten_languages_ten_categories_three_layouts():
         assert not [p.url for p in pages if classify_url(p.url, rules)]
 
 
-def test_the_generator_is_seeded_and_the_held_out_part_is_never_fitted_on():
-    assert record_pages.generate("heldout") == record_pages.generate("heldout")
-    assert not any(p.id.startswith(("heldout-", "tune-")) for p in load_pages())
+def test_the_generator_is_seeded_and_the_held_out_parts_are_never_fitted_on():
+    assert set(record_pages.HELD_OUT) == {"heldout", "fresh"} <= set(record_pages.PARTS)
+    for part in record_pages.HELD_OUT:
+        assert record_pages.generate(part) == record_pages.generate(part)
+    held_out = tuple(f"{part}-" for part in record_pages.HELD_OUT)
+    assert not any(p.id.startswith((*held_out, "tune-")) for p in load_pages())
