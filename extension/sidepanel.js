@@ -140,6 +140,7 @@ const thread = createThread(
     section: $("ask"),
     turns: $("turns"),
     status: $("ask-status"),
+    announce: $("ask-announce"),
     followForm: $("follow-form"),
     followBox: $("follow-up"),
     followButton: $("follow-button"),

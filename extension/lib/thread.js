@@ -10,12 +10,13 @@
  * What streams is checked already: the host sends only whole sentences that passed the
  * citation check, each with its [Source N] tags, so the status says "Checking against
  * your pages…" from the question until the final frame (more sentences may follow), and
- * the final frame's checked answer replaces what streamed.
+ * the final frame's checked answer replaces what streamed. `announcement(turn)` is a
+ * finished turn in words, for the side panel's live region (a screen reader says it).
  * Never: touch the DOM or `chrome.*` (node tests import this); keep state outside the
  * thread object it is given.
  */
 
-import { COULD_NOT_FIND, closestPassage, isCouldNotFind } from "./answer.js";
+import { COULD_NOT_FIND, answerParts, closestPages, closestPassage, isCouldNotFind } from "./answer.js";
 
 /**
  * @typedef {"asking"|"answering"|"done"|"stopped"|"failed"} TurnState
@@ -175,4 +176,31 @@ export function askAgain(thread, opts = {}) {
   if (!t || !t.cutOff || isRunning(thread)) return null;
   thread.turns.pop();
   return ask(thread, t.question, opts);
+}
+
+/**
+ * What a screen reader is told when a turn has its checked answer: the answer in words,
+ * each citation as "(source N)"; "couldn't find" and where the closest pages are; or the
+ * closest passage, quoted. "" while it runs, and for a stopped or failed turn (the status
+ * line, a live region too, says so).
+ * @param {Turn|null} turn
+ */
+export function announcement(turn) {
+  if (!turn || turn.state !== "done") return "";
+  if (turn.notFound) {
+    return closestPages(turn.sources).length
+      ? `${COULD_NOT_FIND} The closest pages you've read are listed under it.`
+      : COULD_NOT_FIND;
+  }
+  if (turn.closest) {
+    return `Not an answer: nothing you read backs one. The closest thing you read, ${turn.closest.title}: “${turn.closest.quote}”`;
+  }
+  const words = answerParts(turn.answer, turn.citations, turn.sources)
+    .map((p) => ("text" in p ? p.text : ` (source ${p.cite})`))
+    .join("")
+    .replace(/\s+/g, " ")
+    .replace(/\s+([.,;:!?])/g, "$1")
+    .trim();
+  const n = turn.sources.length;
+  return `Answer: ${words}${n ? ` ${n} ${n === 1 ? "source is" : "sources are"} listed under it.` : ""}`;
 }

@@ -4,7 +4,9 @@
  * Job: the card a search hit (or a "couldn't find" answer's closest page) is shown as —
  * title linking to the page at its passage, address, snippet with highlights, when it
  * was visited, a confidence badge, and (for search results) a "Forget" button — and
- * `openUrl`, which opens a page in a new tab so the panel stays.
+ * `openUrl`, which opens a page in a new tab so the panel stays. The title link and the
+ * Forget button are siblings in a plain list item, each reached by Tab (no control inside
+ * another: a screen reader reaches both); a click anywhere else on the card opens the page.
  * Never: render page text or titles as HTML (lib/dom.js builds every element).
  */
 
@@ -24,11 +26,17 @@ export function hitUrl(hit) {
   return textFragmentUrl(String(hit.url ?? ""), String(hit.passage || hit.snippet || ""));
 }
 
+/** The id of a card's title link (the search box's aria-activedescendant). @param {string} id */
+export function linkId(id) {
+  return `${id}-link`;
+}
+
 /**
  * @param {any} hit a search result (PROTOCOL.md, search) or a closest page
- * @param {{id?: string, role?: string, selected?: boolean, showScore?: boolean,
+ * @param {{id?: string, current?: boolean, showScore?: boolean,
  *   onOpen?: (url: string) => void,
  *   onForget?: (outcome: {ok: boolean, removed?: number, error?: any}) => void}} [opts]
+ *   `current`: the result the search box's arrow keys are on (Enter there opens it)
  */
 export function resultCard(hit, opts = {}) {
   const url = hitUrl(hit);
@@ -38,9 +46,8 @@ export function resultCard(hit, opts = {}) {
     "li",
     {
       id: opts.id,
-      role: opts.role,
       class: "result",
-      "aria-selected": opts.role === "option" ? String(Boolean(opts.selected)) : null,
+      "aria-current": opts.current ? "true" : null,
       on: {
         click: (/** @type {MouseEvent} */ ev) => {
           ev.preventDefault();
@@ -51,8 +58,7 @@ export function resultCard(hit, opts = {}) {
     h(
       "div",
       { class: "result-head" },
-      // Reached by the list's arrow keys when the list is a listbox; a link otherwise.
-      h("a", { class: "title", href: url, tabindex: opts.role === "option" ? "-1" : null, text: title }),
+      h("a", { class: "title", id: opts.id ? linkId(opts.id) : null, href: url, text: title }),
       conf ? h("span", { class: `badge ${conf}`, title: `${conf} confidence`, text: conf }) : null,
       opts.showScore && Number.isFinite(hit.score)
         ? h("span", { class: "score muted", text: Number(hit.score).toFixed(3) })

@@ -3,8 +3,10 @@
  *
  * Job: a search at each keystroke (or at once for `searchFor`, when a question is asked):
  * at most one under way, and the words typed meanwhile searched as soon as it is back, so
- * results follow the typing without queueing stale searches; results as cards they can
- * move through with the arrow keys and open at the passage with Enter; the results the host marks not relevant folded under
+ * results follow the typing without queueing stale searches; results as cards in a plain
+ * list: the arrow keys in the box move the current one (aria-current, and the box's
+ * aria-activedescendant names its link) and Enter opens it at the passage, while Tab reaches
+ * each card's link and Forget button; the results the host marks not relevant folded under
  * a closed "Less relevant (N)" section (lib/results.js), opened with the keyboard like
  * any <details>; "Forget" on a result (lib/forget.js) takes it off the list at once.
  * `onSearched` (which may ask the question) waits until the typing has paused.
@@ -16,7 +18,7 @@
 import { call } from "../lib/client.js";
 import { displayUrl, domainFilter, sinceFor } from "../lib/format.js";
 import { foldResults, foldedLabel, searchSummary } from "../lib/results.js";
-import { hitUrl, openUrl, resultCard } from "./cards.js";
+import { hitUrl, linkId, openUrl, resultCard } from "./cards.js";
 import * as timing from "./timing.js";
 
 // A search at every keystroke, not after a 300 ms debounce: after a key a person waits for
@@ -48,6 +50,8 @@ export function createSearch(els, hooks) {
     /** @type {{shown: any[], folded: any[]}} */
     fold: { shown: [], folded: [] },
     selected: -1,
+    /** the arrow keys moved the current result since the last search (the box names it) */
+    moved: false,
     seq: 0,
     /** @type {ReturnType<typeof setTimeout>|null} */
     timer: null,
@@ -69,8 +73,7 @@ export function createSearch(els, hooks) {
   function card(hit, i) {
     return resultCard(hit, {
       id: `result-${i}`,
-      role: "option",
-      selected: i === state.selected,
+      current: i === state.selected,
       showScore: hooks.settings().showScores,
       onOpen: (url) => {
         select(i);
@@ -105,22 +108,24 @@ export function createSearch(els, hooks) {
     updateActive();
   }
 
-  /** @param {number} i */
-  function select(i) {
+  /** @param {number} i @param {boolean} [moved] by the arrow keys */
+  function select(i, moved = state.moved) {
     state.selected = i;
+    state.moved = moved;
     for (const li of [...els.results.children, ...els.folded.children]) {
-      li.setAttribute("aria-selected", li.id === `result-${i}` ? "true" : "false");
+      if (li.id === `result-${i}`) li.setAttribute("aria-current", "true");
+      else li.removeAttribute("aria-current");
     }
     updateActive();
   }
 
+  /** The current result in view; named to a screen reader once the arrow keys moved to it
+   * (not at each search: the box stays the typing's, its results are told by the status). */
   function updateActive() {
-    if (state.selected >= 0 && state.selected < reachable().length) {
-      els.q.setAttribute("aria-activedescendant", `result-${state.selected}`);
-      document.getElementById(`result-${state.selected}`)?.scrollIntoView({ block: "nearest" });
-    } else {
-      els.q.removeAttribute("aria-activedescendant");
-    }
+    const on = state.selected >= 0 && state.selected < reachable().length;
+    if (on) document.getElementById(`result-${state.selected}`)?.scrollIntoView({ block: "nearest" });
+    if (on && state.moved) els.q.setAttribute("aria-activedescendant", linkId(`result-${state.selected}`));
+    else els.q.removeAttribute("aria-activedescendant");
   }
 
   /** The words changed: search them now, or as soon as the search under way is back. */
@@ -153,6 +158,7 @@ export function createSearch(els, hooks) {
   function show(fold) {
     state.fold = fold;
     state.selected = fold.shown.length ? 0 : -1;
+    state.moved = false;
     els.less.open = false; // a new search starts folded
     render();
   }
@@ -227,10 +233,10 @@ export function createSearch(els, hooks) {
     const n = reachable().length;
     if (ev.key === "ArrowDown" && n) {
       ev.preventDefault();
-      select(Math.min(n - 1, state.selected + 1));
+      select(Math.min(n - 1, state.selected + 1), true);
     } else if (ev.key === "ArrowUp" && n) {
       ev.preventDefault();
-      select(Math.max(0, state.selected - 1));
+      select(Math.max(0, state.selected - 1), true);
     } else if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
       ev.preventDefault();
       hooks.onAsk();

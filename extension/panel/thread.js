@@ -3,7 +3,8 @@
  *
  * Job: ask through the worker's "ask" port (background/ports.js), stream each answer in
  * (checked sentences only, under "Checking against your pages…" in the polite live
- * region #ask-status), replace it with the checked answer when the final frame comes,
+ * region #ask-status), replace it with the checked answer when the final frame comes and
+ * say it once in words in the polite live region #ask-announce (lib/thread.js announcement),
  * show it as a conversation (lib/thread.js holds the state), let the person stop it, and
  * send follow-ups in the same thread (with the previous answer's `thread_id`).
  * Never: render model or page text as HTML (panel/answer.js), or keep a port open once
@@ -12,12 +13,12 @@
 
 import { connectPort } from "../lib/client.js";
 import { h } from "../lib/dom.js";
-import { apply, ask, askAgain, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
+import { announcement, apply, ask, askAgain, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
 import { answerBody, closestBody, closestList, sourceList } from "./answer.js";
 
 /**
  * @typedef {{
- *   section: HTMLElement, turns: HTMLElement, status: HTMLElement,
+ *   section: HTMLElement, turns: HTMLElement, status: HTMLElement, announce: HTMLElement,
  *   followForm: HTMLFormElement, followBox: HTMLTextAreaElement,
  *   followButton: HTMLButtonElement, stopButton: HTMLButtonElement,
  *   askButton: HTMLButtonElement, includeTab: HTMLInputElement,
@@ -31,6 +32,8 @@ export function createThread(els, hooks) {
   let generation = 0; // numbers turns across threads, for unique tooltip ids
   /** @type {chrome.runtime.Port|null} */
   let port = null;
+  /** @type {import("../lib/thread.js").Turn|null} the last turn said in #ask-announce */
+  let announced = null;
 
   /** @param {import("../lib/thread.js").Turn} turn @param {number} i */
   function turnItem(turn, i) {
@@ -72,6 +75,12 @@ export function createThread(els, hooks) {
     // checked sentence, a screen reader would say "Checking against your pages…" each time.
     const status = last?.status ?? "";
     if (els.status.textContent !== status) els.status.textContent = status;
+    // The checked answer, said once when it is there (not sentence by sentence as it streams).
+    const said = announcement(last);
+    if (last && last !== announced && said) {
+      announced = last;
+      els.announce.textContent = said;
+    }
     els.section.setAttribute("aria-busy", running ? "true" : "false");
     els.askButton.disabled = running;
     els.followButton.disabled = running;
@@ -137,6 +146,7 @@ export function createThread(els, hooks) {
     thread = newThread();
     generation++;
     els.turns.replaceChildren();
+    els.announce.textContent = "";
     send(ask(thread, question, { includeTab: els.includeTab.checked }));
   }
 
@@ -144,6 +154,7 @@ export function createThread(els, hooks) {
   function followUp(question) {
     if (!question.trim() || isRunning(thread)) return;
     els.followBox.value = "";
+    els.announce.textContent = "";
     send(ask(thread, question, { includeTab: els.includeTab.checked }));
   }
 
@@ -158,6 +169,7 @@ export function createThread(els, hooks) {
     stopAnswer(false);
     thread = newThread();
     els.turns.replaceChildren();
+    els.announce.textContent = "";
     render();
   }
 

@@ -89,3 +89,32 @@ test("Escape while a search is under way: the next words are searched at once", 
   assert.equal($("results").textContent.includes("new"), true);
   assert.equal($("results").textContent.includes("old"), false, "the stale reply is dropped");
 });
+
+test("a result card: its link and Forget button are siblings in a plain list item, both reached by Tab", async () => {
+  calls.length = 0;
+  type("cards");
+  await tick();
+  calls[0].resolve({ results: [hit("one"), hit("two")], took_ms: 1 });
+  await tick();
+  const cards = [...$("results").children];
+  assert.equal(cards.length, 2);
+  for (const li of cards) {
+    assert.equal(li.tagName, "LI");
+    assert.equal(li.getAttribute("role"), null, "no option role: it holds controls");
+    const link = li.querySelector("a.title");
+    const forget = li.querySelector("button.forget");
+    assert.ok(link && forget);
+    assert.equal(link.contains(forget) || forget.contains(link), false, "neither holds the other");
+    assert.equal(link.getAttribute("tabindex"), null, "in the Tab order");
+    assert.equal(forget.getAttribute("tabindex"), null);
+    assert.equal(li.querySelectorAll("a, button").length, 2, "nothing else to focus in a card");
+  }
+  assert.equal(cards[0].getAttribute("aria-current"), "true", "Enter in the box opens the first");
+  assert.equal(cards[1].getAttribute("aria-current"), null);
+  assert.equal($("q").getAttribute("aria-activedescendant"), null, "typing is not interrupted");
+  $("q").dispatchEvent(Object.assign(new doc.defaultView.Event("keydown"), { key: "ArrowDown" }));
+  assert.equal(cards[1].getAttribute("aria-current"), "true");
+  assert.equal(cards[0].getAttribute("aria-current"), null);
+  assert.equal($("q").getAttribute("aria-activedescendant"), "result-1-link", "the box names the link");
+  assert.equal(doc.getElementById("result-1-link"), cards[1].querySelector("a.title"));
+});

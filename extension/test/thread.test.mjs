@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { COULD_NOT_FIND } from "../lib/answer.js";
-import { CHECKING, apply, ask, askAgain, isRunning, joinChunk, lastTurn, newThread, stop } from "../lib/thread.js";
+import { CHECKING, announcement, apply, ask, askAgain, isRunning, joinChunk, lastTurn, newThread, stop } from "../lib/thread.js";
 
 const SOURCES = [{ n: 1, kind: "history", url: "https://docs.example/venv", title: "Venv", passage: "p" }];
 
@@ -200,4 +200,28 @@ test("chunks join as sent, with a space only between two whole sentences", () =>
   assert.equal(joinChunk("To ke", "ep"), "To keep");
   assert.equal(joinChunk("pi is 3.", "14"), "pi is 3.14");
   assert.equal(joinChunk("", "First."), "First.");
+});
+
+test("a finished turn is said in words for the live region; nothing while it runs or when it stopped", () => {
+  const t = newThread();
+  ask(t, "Why use a venv?");
+  assert.equal(announcement(lastTurn(t)), "", "not sentence by sentence while it streams");
+  apply(t, { type: "chunk", text: "To keep packages apart [Source 1]." });
+  assert.equal(announcement(lastTurn(t)), "");
+  apply(t, { type: "done", reply: { answer: "To keep <b>packages</b> apart [Source 1]. Per project [Source 1].",
+    supported: true, sources: SOURCES, citations: [] } });
+  assert.equal(announcement(lastTurn(t)),
+    "Answer: To keep <b>packages</b> apart (source 1). Per project (source 1). 1 source is listed under it.");
+  ask(t, "And pip?");
+  apply(t, { type: "done", reply: { answer: "x", supported: false, outcome: "not_found", sources: SOURCES } });
+  assert.equal(announcement(lastTurn(t)), `${COULD_NOT_FIND} The closest pages you've read are listed under it.`);
+  ask(t, "And conda?");
+  apply(t, { type: "done", reply: { answer: "", outcome: "closest", sources: SOURCES,
+    closest: { n: 1, url: "https://docs.example/venv", title: "Venv", quote: "A venv is a folder." } } });
+  assert.equal(announcement(lastTurn(t)),
+    "Not an answer: nothing you read backs one. The closest thing you read, Venv: “A venv is a folder.”");
+  ask(t, "Stopped?");
+  stop(t);
+  assert.equal(announcement(lastTurn(t)), "", "the status line says it was stopped");
+  assert.equal(announcement(null), "");
 });

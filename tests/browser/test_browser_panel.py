@@ -169,16 +169,16 @@ def test_a_query_matching_one_page_shows_it_and_folds_the_rest(browser, panel, s
     # The arrow keys move through what is shown only, until the section is opened.
     box = panel.locator("#q")
     box.press("ArrowDown")
-    expect(box).to_have_attribute("aria-activedescendant", "result-0")
+    expect(box).to_have_attribute("aria-activedescendant", "result-0-link")
     # Opened from the keyboard, as any <details> is (its summary takes the focus).
     summary.focus()
     summary.press("Enter")
     expect(less).to_have_attribute("open", "")
     expect(folded.first).to_be_visible()
     box.press("ArrowDown")
-    expect(box).to_have_attribute("aria-activedescendant", "result-1")
-    expect(folded.first).to_have_attribute("aria-selected", "true")
+    expect(box).to_have_attribute("aria-activedescendant", "result-1-link")
+    expect(folded.first).to_have_attribute("aria-current", "true")
     # Closed again: the selection goes back to what is shown.
     summary.press("Enter")
     expect(folded.first).to_be_hidden()
-    expect(box).to_have_attribute("aria-activedescendant", "result-0")
+    expect(box).to_have_attribute("aria-activedescendant", "result-0-link")
