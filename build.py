@@ -336,7 +336,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
     # A section's name runs what rewrites that section; a benchmark's, that benchmark.
     runs = [run.split() for name in args.scripts or DEFAULT_BENCH
             for run in (sections[name] if name in sections else [bench_name(name, known)])]
-    install_python("llm,mcp,test")
+    install_python("llm,mcp,test,bench")
     install_models()
     for module, *extra in runs:
         say(f"python -m bench.{module} {' '.join([*extra, *args.bench_args])}".rstrip())

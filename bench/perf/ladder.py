@@ -1,24 +1,23 @@
 """The model ladder on this machine: speed and memory of each catalog model's shape.
 
-The larger models cannot be downloaded here (no model hub), so their answers were never
-run. What can be measured is what their *shape* costs: for each catalog model a stand-in
-GGUF with the same layers, widths, heads, vocabulary and quantisation (Q4_K_M) but random
-weights is written (the `gguf` package, fetched with `pip download --no-deps` into the
-bench cache) and quantised by llama.cpp itself; its speed reading a prompt and writing,
-and its peak memory, do not depend on the weights' values. The stand-ins use llama.cpp's
-"llama" architecture: Qwen2's biases and Gemma 3's extra norms and sliding windows are
-left out (a few percent of the work; Gemma's sliding windows need less KV cache than the
-estimate). The offline default is measured itself. Each model is measured in its own
-process, with one thread, in CPU time: the 2 cores here are shared with other work, and
+The larger models cannot be downloaded here (no model hub), so their answers were never run.
+What can be measured is what their *shape* costs: for each catalog model a stand-in GGUF
+with the same layers, widths, heads, vocabulary and quantisation (Q4_K_M) but random weights
+is written (the `gguf` package: pyproject.toml's `bench` optional dependencies, which
+`build.py bench` installs) and quantised by llama.cpp itself; its speed reading a prompt and
+writing, and its peak memory, do not depend on the weights' values. The stand-ins use
+llama.cpp's "llama" architecture: Qwen2's biases and Gemma 3's extra norms and sliding
+windows are left out (a few percent of the work; Gemma's sliding windows need less KV cache
+than the estimate). The offline default is measured itself. Each model is measured in its
+own process, with one thread, in CPU time: the 2 cores here are shared with other work, and
 under that load wall-clock times measure the scheduler (llama.cpp's threads wait for each
 other at every step), while the CPU time a token costs one thread does not depend on it.
 Each model's CPU-time speed is kept as a ratio to the offline default's, measured in the
-same way on the same prompt length, times the default's wall-clock speed on an idle
-machine with the host's threads (REFERENCE_IDLE): reading the prompt is compute-bound,
-so a model that costs k times the CPU per token reads k times slower with the same
-threads. Peak RSS is above the process before loading. The figures go to
-docs/benchmarks.md; the per-model numbers are copied into models.json "measured" by hand
-(`--json` prints them).
+same way on the same prompt length, times the default's wall-clock speed on an idle machine
+with the host's threads (REFERENCE_IDLE): reading the prompt is compute-bound, so a model
+that costs k times the CPU per token reads k times slower with the same threads. Peak RSS is
+above the process before loading. The figures go to docs/benchmarks.md; the per-model
+numbers are copied into models.json "measured" by hand (`--json` prints them).
 
     .venv/bin/python -m bench.perf.ladder [--models NAME ...] [--runs 1] [--keep] [--json]
 """
@@ -42,7 +41,6 @@ from rewind.models.specs import LlmSpec
 from bench.common.data import default_cache
 from bench.common.report import load_average, machine, table, today, update_section
 
-GGUF_PACKAGE = "gguf==0.19.0"
 REFERENCE = "smollm2-135m-instruct-q8_0"
 # The offline default on an idle 2-core machine: ~310 prompt tokens/s with 2 threads
 # (config.py, answer_token_budget) and ~100 answer tokens/s with one
@@ -63,28 +61,21 @@ HIDDEN = {
 }  # (hidden size, attention heads)
 
 
-def gguf_module(cache: Path):
-    """The `gguf` package from its wheel in the cache (a bench tool, not a dependency)."""
-    where = cache / "gguf-wheel"
-    if not (where / "gguf" / "__init__.py").exists():
-        where.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d",
-                        str(where), GGUF_PACKAGE], check=True)
-        import zipfile
-
-        for wheel in where.glob("gguf-*.whl"):
-            zipfile.ZipFile(wheel).extractall(where)
-    sys.path.insert(0, str(where))
-    import gguf
-
+def gguf_module():
+    """The `gguf` package (a bench tool, not a dependency of the host: the `bench` extra)."""
+    try:
+        import gguf
+    except ImportError as exc:
+        raise SystemExit("the `gguf` package is missing: `python3 build.py bench ladder` "
+                         "installs it (or .venv/bin/pip install -e '.[bench]')") from exc
     return gguf
 
 
-def write_stand_in(spec: LlmSpec, tokenizer_from: Path, out: Path, cache: Path) -> None:
+def write_stand_in(spec: LlmSpec, tokenizer_from: Path, out: Path) -> None:
     """A Q4_K_M GGUF with `spec`'s shape and random weights (F16 first, then quantised)."""
     import llama_cpp
 
-    gguf = gguf_module(cache)
+    gguf = gguf_module()
     assert spec.shape is not None
     sh = spec.shape
     hidden, heads = HIDDEN[spec.name]
@@ -236,7 +227,7 @@ def main() -> None:
             path, how = cache / f"{name}.stand-in.gguf", "stand-in"
             if not path.exists():
                 t0 = time.perf_counter()
-                write_stand_in(spec, ref_path, path, cache)
+                write_stand_in(spec, ref_path, path)
                 print(f"{name}: stand-in written in {time.perf_counter() - t0:.0f} s "
                       f"({path.stat().st_size / 1e9:.2f} GB; the real file: "
                       f"{(spec.file_bytes or 0) / 1e9:.2f} GB)", file=sys.stderr)
