@@ -19,7 +19,8 @@ from bench.common.metrics import (
     reciprocal_rank,
     token_prf,
 )
-from bench.labs.fusion import FuseParams, chunk, fuse
+from bench.labs.fusion_methods import FuseParams, fuse
+from bench.labs.fusion_retrieval import chunk
 
 # ---- metrics (hand-computed) ----------------------------------------------------------------
 
