@@ -7,161 +7,44 @@ worker, the host's store and the host processes say. The browser demo
 (demo/browser_demo.py) and the browser tests (tests/browser/) both use it.
 Never: write to the person's own browser profiles or host registration, or
 wait a fixed time for something that can be polled.
+
+The parts: demo/prepare.py (Chromium, the built extension, the host's registration),
+demo/host_store.py (the store and processes of the host), demo/waiting.py (wait_until),
+demo/probes.py (what the extension and the host say); this module is the browser itself,
+and every name callers import from the harness.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from rewind.install import browsers, register
-from rewind.native import identity
+from demo.host_store import DB_FILE, host_pids, store_pages
+from demo.prepare import (
+    CHROMIUM_NAMES,
+    EXTENSION_SRC,
+    ROOT,
+    HarnessError,
+    build_extension,
+    extension_id,
+    find_chromium,
+    register_host,
+    unregister_host,
+)
+from demo.probes import Probes
+from demo.waiting import wait_until
 
-ROOT = Path(__file__).resolve().parents[1]
-EXTENSION_SRC = ROOT / "extension"
-CHROMIUM_NAMES = ("chromium", "chromium-browser")  # Debian, Ubuntu
-DB_FILE = "rewind.db"  # the host's store in its data dir (rewind.profile.stores.DB_NAME)
-
-T = TypeVar("T")
-
-
-class HarnessError(RuntimeError):
-    """Something needed is missing or broke; the message says what to install or run."""
-
-
-# ---- waiting ----------------------------------------------------------------------------
-
-
-def wait_until(check: Callable[[], T], timeout: float, what: str, interval: float = 0.1) -> T:
-    """Poll `check` until it returns something truthy; TimeoutError naming `what` if never."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"gave up after {timeout:.0f} s waiting for {what} (last: {got!r})")
-        time.sleep(interval)
+__all__ = [  # what callers import from here (the browser tests, the demo, bench/perf)
+    "CHROMIUM_NAMES", "DB_FILE", "EXTENSION_SRC", "ROOT", "HarnessError", "RewindBrowser",
+    "build_extension", "extension_id", "find_chromium", "host_pids", "register_host",
+    "store_pages", "unregister_host", "wait_until",
+]
 
 
-# ---- what the harness needs ---------------------------------------------------------------
-
-
-def find_chromium() -> str | None:
-    """$REWIND_CHROMIUM, else Debian's `chromium` on PATH (Playwright cannot fetch its own)."""
-    forced = os.environ.get("REWIND_CHROMIUM")
-    if forced:
-        return forced if Path(forced).exists() else None
-    for name in CHROMIUM_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def extension_id() -> str:
-    ext_id = identity.read_extension_id()
-    if not ext_id:
-        raise HarnessError("extension/EXTENSION_ID is missing: run this from a Rewind checkout.")
-    return ext_id
-
-
-def build_extension(out: Path) -> Path:
-    """The loadable extension in `out` (extension/build.mjs: sources + pinned Readability)."""
-    node = shutil.which("node")
-    if not node:
-        raise HarnessError("Node.js is missing: install Node.js 20+ to build the extension.")
-    if not (EXTENSION_SRC / "node_modules" / "@mozilla" / "readability").is_dir():
-        raise HarnessError(
-            "The extension's npm packages are missing: run `python3 build.py build` "
-            "(it runs npm ci in extension/)."
-        )
-    done = subprocess.run(
-        [node, str(EXTENSION_SRC / "build.mjs"), str(out)],
-        cwd=EXTENSION_SRC,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode:
-        raise HarnessError(f"node build.mjs failed: {done.stderr.strip()[-800:]}")
-    return out
-
-
-def register_host(user_data_dir: Path, host_dir: Path) -> Path:
-    """Register the real host for a browser started with --user-data-dir=`user_data_dir`.
-
-    The launcher is written in `host_dir`; the registration Env has an empty home and
-    finds no browser, so nothing is written for the person's own browsers.
-    """
-    env = browsers.Env(
-        home=host_dir / "home", app_dir=host_dir, which=lambda _name: None, applications=()
-    )
-    report = register.install(
-        extension_id(), python=sys.executable, env=env, user_data_dirs=[user_data_dir]
-    )
-    others = [name for name, _ in report.written if not name.startswith("--user-data-dir")]
-    if others:  # the Env above must keep registration inside the throwaway folders
-        raise HarnessError(f"registration also wrote for {others}; refusing to go on")
-    return register.launcher_path(env)
-
-
-def unregister_host(user_data_dir: Path) -> None:
-    (user_data_dir / "NativeMessagingHosts" / register.MANIFEST_FILE).unlink(missing_ok=True)
-
-
-# ---- the host's side ----------------------------------------------------------------------
-
-
-def store_pages(data_dir: Path) -> list[dict]:
-    """The pages in the host's store, read through the engine opened read-only."""
-    from rewind.errors import RewindError
-    from rewind.profile.engine import Rewind
-
-    if not (data_dir / DB_FILE).exists():
-        return []  # the host has not said hello yet
-    try:
-        eng = Rewind.open(data_dir, writer=False, embedder=None)
-    except RewindError:
-        return []
-    try:
-        pages: list[dict] = []
-        while True:
-            batch = eng.list_pages(len(pages), 500)
-            pages += batch
-            if len(batch) < 500:
-                return pages
-    finally:
-        eng.close()
-
-
-def host_pids(data_dir: Path) -> list[int]:
-    """Running `rewind serve` processes started for this data dir (Linux: /proc)."""
-    marker = f"REWIND_DATA_DIR={data_dir}".encode()
-    pids = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0")
-            if not (b"rewind" in argv and b"serve" in argv):
-                continue  # zombies have an empty cmdline: they have exited
-            if marker in (proc / "environ").read_bytes().split(b"\0"):
-                pids.append(int(proc.name))
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
-    return pids
-
-
-# ---- the browser --------------------------------------------------------------------------
-
-
-class RewindBrowser:
+class RewindBrowser(Probes):
     """Chromium with the extension; its profile, launcher and host data under one folder.
 
     `workdir/profile` is the --user-data-dir, `workdir/host` holds the launcher,
@@ -363,72 +246,6 @@ class RewindBrowser:
             "the reloaded worker",
         )
 
-    # -- what the extension says --
-
-    def settings(self, **patch: Any) -> dict:
-        """Change the extension's own settings as the options page does; returns them all."""
-        got = self.evaluate(
-            "patch => globalThis.__rewind.action('set_local_settings', {settings: patch})", patch
-        )
-        return got["settings"]
-
-    def host_info(self) -> dict:
-        return self.evaluate("globalThis.__rewind.host()")
-
-    def wait_connected(self, timeout: float = 90) -> dict:
-        """Until the worker's port to the host has said hello (the host loads its model)."""
-
-        def connected() -> dict | None:
-            info = self.host_info()
-            if info.get("state") == "connected":
-                return info
-            if info.get("state") in ("idle", "host_missing", "error", "disconnected"):
-                # Ask again (the worker retries by itself, but only every few seconds).
-                self.evaluate("globalThis.__rewind.action('reconnect')")
-            return None
-
-        return wait_until(connected, timeout, "the host to connect", interval=0.25)
-
-    def queue(self) -> dict:
-        """The persistent queue as stored: {items, failed, last_indexed}."""
-        return self.evaluate(
-            "chrome.storage.local.get('queue').then(g => g.queue || "
-            "{items: [], failed: [], last_indexed: null})"
-        )
-
-    def known_urls(self) -> set[str]:
-        """URLs whose content hash the extension remembers (sent to the host once)."""
-        got = self.evaluate(
-            "chrome.storage.local.get('known_hashes').then(g => Object.keys(g.known_hashes || {}))"
-        )
-        return set(got)
-
-    def dwell_urls(self) -> set[str]:
-        """URLs with a visit on the dwell clock right now."""
-        snap = self.evaluate("globalThis.__rewind.dwell()")
-        return {v.get("url") for v in (snap.get("visits") or {}).values()}
-
-    def seen_by_extension(self, url: str) -> bool:
-        q = self.queue()
-        items = q.get("items", []) + q.get("failed", [])
-        return (
-            any(it.get("url") == url for it in items)
-            or url in self.known_urls()
-            or url in self.dwell_urls()
-        )
-
-    def search(self, query: str, mode: str = "keyword") -> list[dict]:
-        """The host's search results, asked through the worker's own port."""
-        reply = self.evaluate(
-            "([q, m]) => globalThis.__rewind.request('search', {query: q, mode: m, limit: 20})",
-            [query, mode],
-        )
-        return reply["results"]
-
-    def page_status(self) -> dict:
-        """What the worker tells the popup about the page in front."""
-        return self.evaluate("globalThis.__rewind.action('page_status')")
-
     # -- reading like a person --
 
     def reading_tab(self) -> Any:
@@ -483,23 +300,6 @@ class RewindBrowser:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_load_state("domcontentloaded")
         return page
-
-    # -- what the host has --
-
-    def store_urls(self) -> set[str]:
-        return {p["url"] for p in store_pages(self.data_dir)}
-
-    def wait_indexed(self, urls: list[str], timeout: float = 120) -> list[dict]:
-        """Until every URL is in the host's store; returns their store records."""
-
-        def indexed() -> list[dict] | None:
-            pages = {p["url"]: p for p in store_pages(self.data_dir)}
-            return [pages[u] for u in urls] if all(u in pages for u in urls) else None
-
-        return wait_until(indexed, timeout, f"{len(urls)} page(s) in the host's store", 0.25)
-
-    def host_pids(self) -> list[int]:
-        return host_pids(self.data_dir)
 
     def close(self) -> None:
         if not self.closed:

@@ -1,8 +1,8 @@
-"""No module of the host or the extension over 400 lines, so that each can be held in
-the head: a module that takes a second job is split. Data files (JSON) are not modules;
-declarative tables are named below. A module over the limit would be listed with its
-length as a ceiling and the split that will bring it under: the list only shrinks (a listed
-module that grows fails, one back under 400 must leave the list). Today it is empty."""
+"""No module of the host, the extension, the benchmarks or the demo over 400 lines, so that
+each can be held in the head: a module that takes a second job is split. Data files (JSON)
+are not modules; declarative tables are named below. A module over the limit is listed with
+its length as a ceiling and the split that will bring it under: the list only shrinks (a
+listed module that grows fails, one back under 400 must leave the list)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,18 @@ TABLES = {
 }
 # Over the limit today: ceiling (lines now) and what brings the module under it.
 OVER: dict[str, tuple[int, str]] = {
+    "bench/quality/answers.py": (569, "its report (timing, context and quality rows) into a "
+                                      "module of its own"),
+    "bench/common/data.py": (419, "the FAQ's HTML parser (FaqPair, _FaqParser) into a module "
+                                  "of its own"),
+    "bench/common/devsets.py": (409, "the sources (the Sphinx, Debian, SQLite and Git FAQs, "
+                                     "the wiki set) into a module of their own"),
 }
 
 
 def modules() -> dict[str, int]:
     found = {}
-    for top in ("host", "extension"):
+    for top in ("host", "extension", "bench", "demo"):
         for ext in ("*.py", "*.js", "*.mjs"):
             for path in (ROOT / top).rglob(ext):
                 rel = path.relative_to(ROOT)
