@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from rewind.config import Settings
 from rewind.native import requests
+from rewind.native.handlers import schemas
 from rewind.native.requests import ProtocolError
 
 S = Settings()
@@ -41,7 +42,7 @@ class CountingReader:
 
 
 def parse(obj) -> requests.Request:
-    return requests.parse_request(json.dumps(obj).encode(), S)
+    return requests.parse_request(json.dumps(obj).encode(), schemas(S))
 
 
 def refused(obj) -> ProtocolError:
@@ -80,6 +81,7 @@ VALID = {
     "cancel": {"target_id": 4},
     "build_context": {"query": "q", "raw_context": "r", "token_budget": 800},
     "stats": {},
+    "warm": {},
     "set_rules": {"rules": {"blocklist": ["intranet"], "always_record": ["a.example"]},
                   "redact": True},
     "list_profiles": {},

@@ -23,7 +23,7 @@ from protocol_cases import (
 from rewind.errors import Code
 from rewind.native import framing, requests
 from rewind.native.framing import HEADER, Oversized, Truncated
-from rewind.native.handlers import HANDLERS
+from rewind.native.handlers import HANDLERS, schemas
 from rewind.native.requests import ProtocolError
 
 # ---- framing: raw-byte fixtures ------------------------------------------------------------
@@ -55,7 +55,7 @@ def test_zero_length_frame_is_bad_json():
     payload = framing.read_frame(io.BytesIO(hdr(0)).read, S.max_request_bytes)
     assert payload == b""
     with pytest.raises(ProtocolError) as info:
-        requests.parse_request(payload, S)
+        requests.parse_request(payload, schemas(S))
     assert info.value.code == Code.BAD_JSON
     assert "empty" in info.value.message
 
@@ -74,7 +74,7 @@ def test_zero_length_frame_is_bad_json():
 )
 def test_bad_json(payload):
     with pytest.raises(ProtocolError) as info:
-        requests.parse_request(payload, S)
+        requests.parse_request(payload, schemas(S))
     assert info.value.code == Code.BAD_JSON
 
 
@@ -143,7 +143,7 @@ def decode_stream(data: bytes) -> None:
                 continue
             assert len(got) <= small.max_request_bytes
             try:
-                req = requests.parse_request(got, small)
+                req = requests.parse_request(got, schemas(small))
             except ProtocolError as exc:
                 assert exc.code in {Code.BAD_JSON, Code.BAD_REQUEST, Code.UNKNOWN_TYPE}
             else:

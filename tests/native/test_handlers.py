@@ -9,12 +9,12 @@ from dataclasses import replace
 from rewind import config
 from rewind.config import Settings
 from rewind.native import handlers, requests
+from rewind.native.ask_requests import Coalescer
 from rewind.native.context import Ctx, Session
-from rewind.native.handlers import Coalescer
 
 
 def test_every_request_type_has_one_handler_in_a_known_lane():
-    assert set(handlers.HANDLERS) == set(requests.schemas(Settings()))
+    assert set(handlers.HANDLERS) == set(handlers.schemas(Settings()))
     assert {h.lane for h in handlers.HANDLERS.values()} == {"inline", "write", "read", "slow",
                                                            "download"}
     assert [t for t, h in handlers.HANDLERS.items() if h.lane == "download"] == ["pull_model"]
@@ -49,7 +49,8 @@ def test_coalescer_sends_the_first_piece_at_once_and_the_rest_batched():
 
 def _ctx(session: Session, type_: str, **args) -> Ctx:
     req = requests.parse_request(
-        json.dumps({"id": 1, "type": type_, **args}).encode(), session.settings
+        json.dumps({"id": 1, "type": type_, **args}).encode(),
+        handlers.schemas(session.settings)
     )
     return Ctx(req, session, send_frames=lambda _frames: None)
 

@@ -18,15 +18,16 @@ from protocol_cases import (
 )
 from rewind.errors import Code
 from rewind.native import framing, requests, schema
-from rewind.native.handlers import HANDLERS
+from rewind.native.handlers import HANDLERS, schemas
 from rewind.native.requests import ProtocolError
+from rewind.native.settings_requests import settings_schema
 
 # ---- requests --------------------------------------------------------------------------------
 
 
 
 def test_every_handler_has_a_schema_and_an_example():
-    assert set(HANDLERS) == set(requests.schemas(S)) == set(VALID)
+    assert set(HANDLERS) == set(schemas(S)) == set(VALID)
 
 
 @pytest.mark.parametrize("rtype", sorted(VALID))
@@ -39,7 +40,7 @@ def test_defaults_are_filled_in():
     req = parse({"id": "x", "type": "search", "query": "q"})
     assert req.args == {
         "query": "q",
-        "mode": None,
+        "mode": "hybrid",
         "limit": None,
         "since": None,
         "until": None,
@@ -193,7 +194,7 @@ def test_settings_missing_vs_null():
 
 
 def test_settings_names_are_real_settings_fields():
-    for name in requests.settings_schema().fields:
+    for name in settings_schema().fields:
         assert hasattr(S, name)
 
 
@@ -228,14 +229,14 @@ def test_fuzz_request_validation(obj):
     except ValueError:
         return
     try:
-        req = requests.parse_request(payload, S)
+        req = requests.parse_request(payload, schemas(S))
     except ProtocolError as exc:
         assert exc.code in {Code.BAD_JSON, Code.BAD_REQUEST, Code.UNKNOWN_TYPE}
         assert exc.message
     else:
         # Whatever passed has the checked types.
         assert framing.valid_id(req.id)
-        for key, spec in requests.schemas(S)[req.type].fields.items():
+        for key, spec in schemas(S)[req.type].fields.items():
             value = req.args[key]
             if value is None or value is schema.MISSING:
                 continue

@@ -6,7 +6,7 @@ import json
 
 from rewind import config
 from rewind.config import Settings
-from rewind.native import requests
+from rewind.native.settings_requests import settings_schema
 from rewind.profile import settings as profile_settings
 
 
@@ -36,7 +36,7 @@ def test_a_damaged_file_is_ignored(tmp_path):
 
 def test_current_settings_names_every_settable_key():
     s = Settings()
-    assert set(config.user_values(s)) == set(requests.settings_schema().fields)
+    assert set(config.user_values(s)) == set(settings_schema().fields)
 
 
 def test_update_saves_over_the_saved_and_null_returns_to_the_default(tmp_path):

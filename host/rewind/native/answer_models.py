@@ -19,14 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RewindError
 from ..profile import settings as profile_settings
-from .context import Ctx, Handler
+from . import fields
+from .context import Ctx, Requests
 from .framing import encode
 from .replies import part_reply
+from .schema import Bool, F, Obj, Str
 
 if TYPE_CHECKING:
     from ..profile.engine import Rewind
 
 PROGRESS_EVERY_S = 0.25
+REQUESTS = Requests()
 
 
 def _model_row(e: Any) -> dict[str, Any]:
@@ -68,10 +71,13 @@ def status(engine: Rewind) -> dict[str, Any]:
     }
 
 
+@REQUESTS.handler("read", fields.NO_FIELDS)
 def answer_models(ctx: Ctx) -> dict[str, Any]:
     return status(ctx.engine)
 
 
+@REQUESTS.handler("download", Obj({"model": F(Str(100, min_chars=1), required=True),
+                                    "use": F(Bool(), default=True)}))
 def pull_model(ctx: Ctx) -> dict[str, Any]:
     from ..models import download, sources, specs
 
@@ -107,9 +113,3 @@ def pull_model(ctx: Ctx) -> dict[str, Any]:
                   for p in pulled],
         **status(ctx.engine),
     }
-
-
-REQUESTS: dict[str, Handler] = {
-    "answer_models": Handler(answer_models, "read"),
-    "pull_model": Handler(pull_model, "download"),
-}

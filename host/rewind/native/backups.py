@@ -1,4 +1,5 @@
-"""The requests of backup and import (their table `REQUESTS` joins handlers.py's).
+"""The requests of backup and import, each declared with its lane and schema (their table
+`REQUESTS` joins handlers.py's).
 
 `backup` streams the backup file's bytes (base64, frames under 1 MiB) to the options
 page, which saves them as a file; `import_chunk` receives a file the person picked, in
@@ -19,14 +20,18 @@ import time
 from pathlib import Path
 
 from ..errors import Code, RewindError
-from .context import Ctx, Handler, Reply
-from .framing import encode
+from .context import Ctx, Reply, Requests
+from .framing import MAX_SAFE_INT, encode
 from .replies import part_reply
+from .schema import F, Int, Obj, Str
 
 UPLOADS = "uploads"
 UPLOAD_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 STALE_UPLOAD_S = 86400.0
 PROGRESS_EVERY_S = 0.5
+PASSPHRASE = Str(1000)
+UPLOAD = Str(64, min_chars=1)  # an upload's id (checked again: _upload_path)
+REQUESTS = Requests()
 
 
 def _upload_path(data_dir: Path, upload: str) -> Path:
@@ -48,6 +53,7 @@ def drop_stale_uploads(data_dir: Path) -> None:
             pass
 
 
+@REQUESTS.handler("slow", Obj({"passphrase": F(PASSPHRASE, nullable=True)}))
 def backup(ctx: Ctx) -> Reply:
     from ..control import dump
 
@@ -74,6 +80,11 @@ def backup(ctx: Ctx) -> Reply:
             "bytes": total, "pages": counts.get("pages", 0), "encrypted": bool(pw)}
 
 
+@REQUESTS.handler("write", lambda s: Obj({
+    "upload": F(UPLOAD, required=True),
+    "offset": F(Int(0, MAX_SAFE_INT), required=True),
+    "data": F(Str(s.max_import_chunk_bytes), required=True),
+}))
 def import_chunk(ctx: Ctx) -> Reply:
     a = ctx.args
     path = _upload_path(ctx.session.data_dir, a["upload"])
@@ -98,6 +109,8 @@ def import_chunk(ctx: Ctx) -> Reply:
     return {"received": have + len(data)}
 
 
+@REQUESTS.handler("slow", Obj({"upload": F(UPLOAD, required=True),
+                                "passphrase": F(PASSPHRASE, nullable=True)}))
 def import_backup(ctx: Ctx) -> Reply:
     from ..control import restore
 
@@ -122,10 +135,3 @@ def import_backup(ctx: Ctx) -> Reply:
     finally:
         path.unlink(missing_ok=True)
     return {"result": result.to_dict()}
-
-
-REQUESTS: dict[str, Handler] = {
-    "backup": Handler(backup, "slow"),
-    "import_chunk": Handler(import_chunk, "write"),
-    "import_backup": Handler(import_backup, "slow"),
-}

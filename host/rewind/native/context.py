@@ -1,10 +1,11 @@
 """What every request handler is given and returns: the connection's `Session`, the
-request's `Ctx`, the `Reply` a handler gives back, a `Handler` (function + lane) and
-`Cancelled`.
+request's `Ctx`, the `Reply` a handler gives back, `Cancelled`, and how a request is
+declared: a `Handler` (function, lane and schema) registered in its module's `Requests`
+table by `@REQUESTS.handler(lane, schema)` just above the function.
 
 Kept apart from the dispatch table (handlers.py) so that the request groups
-(backups.py, reindex.py, mcp_requests.py, answer_models.py) take a typed `Ctx` and the
-table imports them, never the other way round.
+(ask_requests.py, settings_requests.py, backups.py, reindex.py, mcp_requests.py,
+answer_models.py) take a typed `Ctx` and the table imports them, never the other way round.
 This module must never import a handler module, read or write frames, or do I/O.
 """
 
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 from .framing import Id
 from .requests import Request
+from .schema import Obj
 
 if TYPE_CHECKING:
     from ..answers.answer import Answerer
@@ -86,8 +88,37 @@ class Ctx:
 Reply = dict[str, Any] | None  # None: the handler sent its frames itself
 
 
+Fn = Callable[[Ctx], Reply]
+Schema = Callable[[Settings], Obj]  # a request's fields, with the limits of these settings
+
+
 @dataclass(frozen=True)
 class Handler:
-    fn: Callable[[Ctx], Reply]
+    """One request type: the function that serves it, its lane, and its fields."""
+
+    fn: Fn
     lane: str  # inline | write | read | slow | download
+    schema: Schema
     needs_engine: bool = True
+
+
+class Requests(dict[str, Handler]):
+    """A module's requests, each declared where its function is:
+
+        @REQUESTS.handler("read", lambda s: Obj({"url": F(fields.url(s), required=True)}))
+        def page_info(ctx): ...
+
+    registers the request type "page_info" (the function's name) with its lane and schema.
+    handlers.py unites the modules' tables into the dispatch table and the schema table."""
+
+    def handler(self, lane: str, schema: Schema | Obj, *,
+                needs_engine: bool = True) -> Callable[[Fn], Fn]:
+        fixed = schema if not isinstance(schema, Obj) else (lambda _s: schema)
+
+        def register(fn: Fn) -> Fn:
+            if fn.__name__ in self:
+                raise ValueError(f"request type {fn.__name__!r} declared twice")
+            self[fn.__name__] = Handler(fn, lane, fixed, needs_engine)
+            return fn
+
+        return register

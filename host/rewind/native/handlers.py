@@ -1,7 +1,11 @@
-"""One handler per request type, behind one dispatch table (`HANDLERS`): the core
-requests are here, and the table unites them with each group module's own `REQUESTS`
-(backups, reindex, mcp_requests, answer_models), imported directly; the types they share
-(`Ctx`, `Session`, `Handler`) are in context.py.
+"""The core requests, each declared beside its function with its lane and schema
+(`@REQUESTS.handler(lane, schema)`), and the two tables every request is found in: the
+dispatch table `HANDLERS`, which unites this module's requests with each group module's
+(ask_requests, settings_requests, backups, reindex, mcp_requests, answer_models: each
+declares its own the same way), and the schema table `schemas(settings)`, derived from it
+(requests.py checks a frame against it; PROTOCOL.md's lanes table is written from it).
+The types they share (`Ctx`, `Session`, `Handler`, `Requests`) are in context.py, the
+fields several requests take in fields.py.
 
 A handler receives a checked request (requests.py did the type and size checks)
 and the connection's `Session`, calls the engine, and returns the fields of its
@@ -17,32 +21,43 @@ names, or treat page text as anything but data.
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__, config, faults
+from ..config import DEFAULT_PROFILE, Settings, valid_profile
 from ..errors import Code, RewindError
 from ..models import installed
 from ..profile import settings as profile_settings
-from . import answer_models, backups, mcp_requests, reindex
-from .context import Ctx, Handler, Reply
-from .framing import encode
-from .replies import ListPacker, pack_list, part_reply, split_page
+from ..search_modes import DEFAULT_MODE, MODES
+from . import answer_models, ask_requests, backups, fields, mcp_requests, reindex, settings_requests
+from .context import Ctx, Handler, Reply, Requests
+from .framing import MAX_SAFE_INT
+from .replies import ListPacker, pack_list, split_page
 from .requests import PROTOCOL_VERSION
-from .schema import MISSING
+from .schema import Bool, F, IdSpec, Int, List, Num, Obj, Str
 
 if TYPE_CHECKING:
-    from ..answers.answer import Answerer
     from ..profile.engine import Rewind
     from ..profile.reembedding import Reembedder
 
 log = logging.getLogger("rewind.host")
 
+REQUESTS = Requests()
 
-# ---- handlers ---------------------------------------------------------------------------
+
+# ---- the core requests ------------------------------------------------------------------
 
 
+@REQUESTS.handler("inline", lambda s: Obj(
+    {
+        "protocol": F(Int(1, 1000), default=PROTOCOL_VERSION),
+        "profile": F(Str(64, min_chars=1), default=DEFAULT_PROFILE),
+        "client": F(Str(200), nullable=True),  # e.g. "rewind-extension/0.1.0", logged
+    },
+    check=lambda a: (None if valid_profile(a["profile"])
+                     else "profile must be 1-64 characters of A-Z, a-z, 0-9, _ and -"),
+), needs_engine=False)
 def hello(ctx: Ctx) -> Reply:
     from ..profile.engine import Rewind
 
@@ -65,13 +80,8 @@ def hello(ctx: Ctx) -> Reply:
 
             s.reembed = Reembedder(eng, busy=s.busy)
             s.reembed.wake()  # a job left running, vectors to fill in: it goes on
-            log.info(
-                "hello: profile=%s protocol=%s client=%s data_dir=%s",
-                profile,
-                ctx.args["protocol"],
-                ctx.args["client"],
-                data_dir,
-            )
+            log.info("hello: profile=%s protocol=%s client=%s data_dir=%s", profile,
+                     ctx.args["protocol"], ctx.args["client"], data_dir)
     if ctx.args["protocol"] != PROTOCOL_VERSION:  # the extension decides; the log says why
         older = "host" if ctx.args["protocol"] > PROTOCOL_VERSION else "extension"
         log.warning("hello: the client speaks protocol %s, this host %s: update the %s (%s)",
@@ -95,6 +105,13 @@ def hello(ctx: Ctx) -> Reply:
     }
 
 
+@REQUESTS.handler("inline", Obj({"target_id": F(IdSpec(), required=True)}),
+                  needs_engine=False)
+def cancel(ctx: Ctx) -> Reply:
+    return {"found": ctx.cancel_request(ctx.args["target_id"])}
+
+
+@REQUESTS.handler("inline", fields.NO_FIELDS, needs_engine=False)
 def list_profiles(ctx: Ctx) -> Reply:
     from ..profile import listing as profiles
 
@@ -103,10 +120,39 @@ def list_profiles(ctx: Ctx) -> Reply:
     return {"profiles": found, "forced_data_dir": str(forced) if forced else None}
 
 
-def cancel(ctx: Ctx) -> Reply:
-    return {"found": ctx.cancel_request(ctx.args["target_id"])}
+def _page(s: Settings) -> Obj:
+    """A page as the extension sends it: its passages (or its text) and what it says of
+    itself."""
+    passage = Obj({
+        "text": F(Str(s.max_request_passage_chars), required=True),
+        "position": F(Int(-1, 1_000_000), default=None),
+        "quality": F(Num(0.0, 1.0), default=0.5),
+    })
+    signals = Obj({  # what the page says of itself (capture/page_signals.py)
+        "lang": F(Str(16), default=""),
+        "app": F(List(Str(100), 6), default=[]),
+        "manifest": F(Bool(), default=False),
+        "controls": F(List(Str(100), 200), default=[]),
+        "editors": F(Int(0, 1000), default=0),
+    })
+    return Obj(
+        {
+            "url": F(fields.url(s), required=True),
+            "title": F(fields.title(s), default=""),
+            "passages": F(List(passage, s.max_passages_per_page), nullable=True),
+            "text": F(Str(s.max_page_text_chars), nullable=True),
+            "content_hash": F(Str(128), nullable=True),
+            "visited_at": F(fields.EPOCH, nullable=True),
+            "dwell_s": F(fields.DWELL, default=0.0),
+            "read": F(Bool(), default=True),
+            "signals": F(signals, nullable=True),
+        },
+        check=lambda p: (None if (p["passages"] is not None or p["text"] is not None)
+                         else "a page needs passages or text"),
+    )
 
 
+@REQUESTS.handler("write", lambda s: Obj({"page": F(_page(s), required=True)}))
 def index_page(ctx: Ctx) -> Reply:
     from ..capture.ingest import PageInput, PassageInput
 
@@ -130,6 +176,18 @@ def index_page(ctx: Ctx) -> Reply:
     return {"result": ctx.engine.index_page(page).to_dict()}
 
 
+def _visits(s: Settings) -> Obj:
+    visit = Obj({
+        "url": F(fields.url(s), required=True),
+        "title": F(fields.title(s), default=""),
+        "first_visit": F(fields.EPOCH, required=True),
+        "last_visit": F(fields.EPOCH, required=True),
+        "visit_count": F(Int(1, 10_000_000), default=1),
+    })
+    return Obj({"visits": F(List(visit, s.max_history_visits), required=True)})
+
+
+@REQUESTS.handler("write", _visits)
 def import_history(ctx: Ctx) -> Reply:
     """Visits from the browser's history, kept as "visited, not read" pages; the reply
     lists the pages still without text (`pending`), for the extension's backfill."""
@@ -143,99 +201,39 @@ def import_history(ctx: Ctx) -> Reply:
     return report
 
 
+@REQUESTS.handler("write", lambda s: Obj({
+    "url": F(fields.url(s), required=True),
+    "visited_at": F(fields.EPOCH, nullable=True),
+    "dwell_s": F(fields.DWELL, default=0.0),
+}))
 def record_visit(ctx: Ctx) -> Reply:
     a = ctx.args
     return {"known": ctx.engine.record_visit(a["url"], a["visited_at"], a["dwell_s"])}
 
 
+@REQUESTS.handler("read", lambda s: Obj(
+    {
+        "query": F(fields.query(s), required=True),
+        "mode": F(Str(16, choices=MODES), default=DEFAULT_MODE),
+        "limit": F(Int(1, s.max_limit), default=None),
+        "since": F(fields.EPOCH, nullable=True),
+        "until": F(fields.EPOCH, nullable=True),
+        "domain": F(fields.DOMAIN, nullable=True),
+    },
+    check=fields.range_ok,
+))
 def search(ctx: Ctx) -> Reply:
     from ..search import SearchQuery
 
     a = ctx.args
-    eng = ctx.engine
-    q = SearchQuery(
-        text=a["query"],
-        mode=a["mode"] or "hybrid",
-        limit=a["limit"] or eng.settings.default_limit,
-        since=a["since"],
-        until=a["until"],
-        domain=a["domain"],
-    )
-    resp = eng.search(q)
+    resp = ctx.engine.search(SearchQuery(
+        a["query"], a["mode"], a["limit"] or ctx.engine.settings.default_limit,
+        a["since"], a["until"], a["domain"]))
     ctx.check_cancelled()
-    ctx.send_frames(
-        pack_list(
-            ctx.req.id,
-            "results",
-            [h.to_dict() for h in resp.results],
-            ctx.max_frame,
-            mode=resp.mode,
-            took_ms=round(resp.took_ms, 2),
-            notice=resp.notice,
-        )
-    )
+    ctx.send_frames(pack_list(ctx.req.id, "results", [h.to_dict() for h in resp.results],
+                              ctx.max_frame, mode=resp.mode, took_ms=round(resp.took_ms, 2),
+                              notice=resp.notice))
     return None
-
-
-def _answerer(ctx: Ctx) -> Answerer:
-    from ..answers.answer import Answerer
-
-    with ctx.session.lock:
-        if ctx.session.answerer is None:
-            ctx.session.answerer = Answerer(ctx.engine)
-        return ctx.session.answerer
-
-
-class Coalescer:
-    """Sends streamed text at most every `interval` s (the first piece at once): an
-    answer's tokens go out in a few frames, not one frame a token."""
-
-    def __init__(self, send: Callable[[str], None], interval: float) -> None:
-        self._send = send
-        self._interval = interval
-        self._buf: list[str] = []
-        self._last: float | None = None
-
-    def __call__(self, piece: str) -> None:
-        self._buf.append(piece)
-        now = time.monotonic()
-        if self._last is None or now - self._last >= self._interval:
-            self.flush()
-
-    def flush(self) -> None:
-        if self._buf:
-            text, self._buf = "".join(self._buf), []
-            self._last = time.monotonic()
-            self._send(text)
-
-
-def ask(ctx: Ctx) -> Reply:
-    from ..answers.context import TabContext
-
-    a = ctx.args
-    provided = None
-    if a["page_text"]:
-        provided = TabContext(a["page_text"], a["page_url"] or "", a["page_title"] or "")
-
-    def send(text: str) -> None:
-        if not ctx.cancel.is_set():
-            part = part_reply(ctx.req.id, chunk=text)
-            ctx.send_frames([encode(part, ctx.max_frame)])
-
-    chunks = Coalescer(send, ctx.session.settings.stream_flush_s)
-    result = _answerer(ctx).ask(a["question"], provided=provided, on_chunk=chunks,
-                                cancel=ctx.cancel, thread_id=a["thread_id"])
-    chunks.flush()
-    ctx.check_cancelled()
-    return result.to_dict()
-
-
-def build_context(ctx: Ctx) -> Reply:
-    a = ctx.args
-    built = _answerer(ctx).build_context(a["query"], a["raw_context"],
-                                                 a["token_budget"])
-    ctx.check_cancelled()
-    return built.to_dict()
 
 
 def profile_stats(engine: Rewind, runner: Reembedder | None = None) -> dict[str, Any]:
@@ -253,6 +251,7 @@ def profile_stats(engine: Rewind, runner: Reembedder | None = None) -> dict[str,
             "reembed": status(engine, runner)}
 
 
+@REQUESTS.handler("read", fields.NO_FIELDS)
 def stats(ctx: Ctx) -> Reply:
     out = profile_stats(ctx.engine, ctx.session.reembed)
     if out["reembed"] and out["reembed"]["state"] == "waiting" and ctx.session.reembed:
@@ -260,10 +259,15 @@ def stats(ctx: Ctx) -> Reply:
     return {"stats": out}
 
 
+@REQUESTS.handler("read", lambda s: Obj({"url": F(fields.url(s), required=True)}))
 def page_info(ctx: Ctx) -> Reply:
     return {"page": ctx.engine.page_info(ctx.args["url"])}
 
 
+@REQUESTS.handler("read", lambda s: Obj({
+    "offset": F(Int(0, MAX_SAFE_INT), default=0),
+    "limit": fields.list_limit(s, default=50),
+}))
 def list_pages(ctx: Ctx) -> Reply:
     offset, limit = ctx.args["offset"], ctx.args["limit"]
     pages = ctx.engine.list_pages(offset, limit + 1)  # one more tells whether more follow
@@ -282,6 +286,7 @@ def list_pages(ctx: Ctx) -> Reply:
     return None
 
 
+@REQUESTS.handler("slow", fields.NO_FIELDS)
 def export(ctx: Ctx) -> Reply:
     eng = ctx.engine
     batch = ctx.session.settings.export_batch_pages
@@ -305,6 +310,26 @@ def export(ctx: Ctx) -> Reply:
     return None
 
 
+def _one_forget_form(a: dict[str, Any]) -> str | None:
+    forms = [
+        a["url"] is not None,
+        a["domain"] is not None,
+        a["since"] is not None or a["until"] is not None,
+    ]
+    if sum(forms) != 1:
+        return "give exactly one of: url, domain, or since/until"
+    return fields.range_ok(a)
+
+
+@REQUESTS.handler("write", lambda s: Obj(
+    {
+        "url": F(fields.url(s), nullable=True),
+        "domain": F(fields.DOMAIN, nullable=True),
+        "since": F(fields.EPOCH, nullable=True),
+        "until": F(fields.EPOCH, nullable=True),
+    },
+    check=_one_forget_form,
+))
 def forget(ctx: Ctx) -> Reply:
     a = ctx.args
     eng = ctx.engine
@@ -317,16 +342,20 @@ def forget(ctx: Ctx) -> Reply:
     return {"removed": removed}
 
 
+@REQUESTS.handler("write", Obj({"confirm": F(Bool(must_be=True), required=True)}))
 def clear(ctx: Ctx) -> Reply:
     return {"removed": ctx.engine.clear()}
 
 
+@REQUESTS.handler("write", fields.NO_FIELDS)  # it wipes what expired
 def list_held(ctx: Ctx) -> Reply:
     """The pages held for the person's decision (profile/held_pages.py), never their text."""
     eng = ctx.engine
     return {"held": [h.to_dict() for h in eng.held_pages()], "hours": eng.settings.held_hours}
 
 
+@REQUESTS.handler("write", Obj({"held_id": F(Str(64, min_chars=1), required=True),
+                              "keep": F(Bool(), required=True)}))
 def decide_held(ctx: Ctx) -> Reply:
     """Keep (index) or not keep (wipe) one held page."""
     result = ctx.engine.decide_held(ctx.args["held_id"], ctx.args["keep"])
@@ -334,62 +363,18 @@ def decide_held(ctx: Ctx) -> Reply:
             "held": ctx.engine.holding().count()}
 
 
-def get_settings(ctx: Ctx) -> Reply:
-    return {
-        "settings": config.user_values(ctx.engine.settings),
-        "defaults": config.user_values(ctx.session.settings),
-        "schema": config.user_schema(),
-    }
+# ---- the tables -------------------------------------------------------------------------
 
-
-def set_settings(ctx: Ctx) -> Reply:
-    s = ctx.session
-    given = {k: v for k, v in ctx.args["settings"].items() if v is not MISSING}
-    with s.lock:
-        s.engine.settings = profile_settings.update(s.settings, s.data_dir, given)
-    if any(k.startswith("retention_") for k in given):
-        s.engine.apply_retention()  # a new limit applies now, not at the 50th write
-    return get_settings(ctx)
-
-
-def set_rules(ctx: Ctx) -> Reply:
-    """The person's own recording rules, from the extension: kept for the profile so that
-    every way in (the CLI too) obeys them; `redact` is their choice of masking."""
-    try:
-        ctx.engine.set_rules(ctx.args["rules"], ctx.args["redact"])
-    except ValueError as exc:
-        raise RewindError(Code.BAD_REQUEST, str(exc),
-                          "See PROTOCOL.md, set_rules, for the fields.") from None
-    return {"rules": ctx.args["rules"], "redact": ctx.engine.gate().redact}
-
-
-# The requests of this module; each group module (backups, reindex, mcp_requests,
-# answer_models) holds its own table beside its handlers, and HANDLERS unites them.
-CORE: dict[str, Handler] = {
-    "hello": Handler(hello, "inline", needs_engine=False),
-    "cancel": Handler(cancel, "inline", needs_engine=False),
-    "list_profiles": Handler(list_profiles, "inline", needs_engine=False),
-    "index_page": Handler(index_page, "write"),
-    "import_history": Handler(import_history, "write"),
-    "record_visit": Handler(record_visit, "write"),
-    "forget": Handler(forget, "write"),
-    "clear": Handler(clear, "write"),
-    "list_held": Handler(list_held, "write"),  # it wipes what expired
-    "decide_held": Handler(decide_held, "write"),
-    "set_settings": Handler(set_settings, "write"),
-    "set_rules": Handler(set_rules, "write"),
-    "search": Handler(search, "read"),
-    "stats": Handler(stats, "read"),
-    "page_info": Handler(page_info, "read"),
-    "list_pages": Handler(list_pages, "read"),
-    "get_settings": Handler(get_settings, "read"),
-    "export": Handler(export, "slow"),
-    "ask": Handler(ask, "slow"),
-    "build_context": Handler(build_context, "slow"),
-}
-
-_GROUPS = (CORE, backups.REQUESTS, reindex.REQUESTS, mcp_requests.REQUESTS,
-           answer_models.REQUESTS)
+# This module's requests first, then each group's, in the order PROTOCOL.md lists them.
+_GROUPS = (REQUESTS, ask_requests.REQUESTS, settings_requests.REQUESTS, backups.REQUESTS,
+           reindex.REQUESTS, mcp_requests.REQUESTS, answer_models.REQUESTS)
 HANDLERS: dict[str, Handler] = {name: h for group in _GROUPS for name, h in group.items()}
 if len(HANDLERS) != sum(len(g) for g in _GROUPS):
     raise RuntimeError("two request groups register the same request type")
+
+
+@lru_cache(maxsize=8)
+def schemas(s: Settings) -> dict[str, Obj]:
+    """Every request type's schema, with the limits in `s`: the table requests.py checks a
+    frame against, derived from the handlers' own declarations."""
+    return {name: h.schema(s) for name, h in HANDLERS.items()}

@@ -29,7 +29,7 @@ from ..errors import Code, RewindError, disk_full
 from ..index.store.store import storage_error
 from .context import Cancelled, Ctx, Handler, Session
 from .framing import FrameTooLarge, Id, Oversized, Read, Truncated, encode, frames
-from .handlers import HANDLERS
+from .handlers import HANDLERS, schemas
 from .identity import allowed_origins
 from .process import (
     LOG_FILE,
@@ -190,7 +190,7 @@ class Host:
 
     def on_payload(self, payload: bytes) -> None:
         try:
-            req = parse_request(payload, self.session.settings)
+            req = parse_request(payload, schemas(self.session.settings))
         except ProtocolError as exc:
             log.info("refused frame of %d bytes: %s", len(payload), exc.code.value)
             self.out.send(error_from(exc.req_id, exc))

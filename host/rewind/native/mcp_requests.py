@@ -17,16 +17,21 @@ from ..errors import Code, RewindError
 from ..mcp import activity, clients
 from ..mcp.access import AccessBook, client_id
 from ..profile.audit import AuditLog
-from .context import Ctx, Handler, Reply
+from . import fields
+from .context import Ctx, Reply, Requests
 from .replies import pack_list
+from .schema import Bool, F, Int, List, Obj, Str
 
 ACCESS_FIELDS = ("label", "enabled", "sites", "not_sites", "window_days", "llm")
+CLIENT = Str(60, min_chars=1)  # a client's name (mcp/access.py: client_id)
+REQUESTS = Requests()
 
 
 def _audit(ctx: Ctx) -> AuditLog:
     return AuditLog(ctx.session.data_dir, ctx.engine.settings.audit_log_bytes)
 
 
+@REQUESTS.handler("read", fields.NO_FIELDS)
 def mcp_access(ctx: Ctx) -> Reply:
     data_dir = ctx.session.data_dir
     book = AccessBook.load(data_dir)
@@ -45,6 +50,16 @@ def mcp_access(ctx: Ctx) -> Reply:
             "log_command": "rewind log --event mcp"}
 
 
+@REQUESTS.handler("write", Obj({
+    "client": F(CLIENT, required=True),
+    "label": F(Str(60, min_chars=1), nullable=True),
+    "enabled": F(Bool(), nullable=True),
+    "sites": F(List(fields.DOMAIN, 200), nullable=True),
+    "not_sites": F(List(fields.DOMAIN, 200), nullable=True),
+    "window_days": F(Int(0, 36_500), nullable=True),
+    "llm": F(Bool(), nullable=True),
+    "remove": F(Bool(), default=False),
+}))
 def mcp_set_access(ctx: Ctx) -> Reply:
     a = ctx.args
     cid = client_id(a["client"])
@@ -61,6 +76,8 @@ def mcp_set_access(ctx: Ctx) -> Reply:
     return mcp_access(ctx)
 
 
+@REQUESTS.handler("read", lambda s: Obj({"client": F(CLIENT, nullable=True),
+                                          "limit": fields.list_limit(s, default=100)}))
 def mcp_log(ctx: Ctx) -> Reply:
     a = ctx.args
     cid = client_id(a["client"]) if a["client"] else None
@@ -69,10 +86,3 @@ def mcp_log(ctx: Ctx) -> Reply:
     ctx.send_frames(pack_list(ctx.req.id, "calls", rows, ctx.max_frame,
                               log_file=str(_audit(ctx).path)))
     return None
-
-
-REQUESTS: dict[str, Handler] = {
-    "mcp_access": Handler(mcp_access, "read"),
-    "mcp_set_access": Handler(mcp_set_access, "write"),
-    "mcp_log": Handler(mcp_log, "read"),
-}

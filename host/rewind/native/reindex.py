@@ -14,12 +14,15 @@ from typing import Any
 
 from .. import config
 from ..errors import Code, RewindError
-from .context import Ctx, Handler, Reply
+from .context import Ctx, Reply, Requests
 from .framing import encode
 from .replies import part_reply
+from .schema import Bool, F, Int, Obj, Str
 
 PROGRESS_EVERY_S = 0.5
 FOLLOW_MAX_S = 6 * 3600.0  # a follower is cancelled by its port long before this
+ACTIONS = ("status", "start", "pause", "resume", "cancel")
+REQUESTS = Requests()
 
 
 def embedding_models() -> list[dict[str, Any]]:
@@ -34,6 +37,23 @@ def embedding_models() -> list[dict[str, Any]]:
             for r in rows if r["kind"] == "embedding" and r["installed"]]
 
 
+def _one_job(a: dict[str, Any]) -> str | None:
+    if a["action"] == "start" and a["model"] is None:
+        return "start needs a model"
+    if a["action"] != "start" and (a["model"] is not None or a["dim"] is not None):
+        return "model and dim go with start only"
+    return None
+
+
+@REQUESTS.handler("read", Obj(
+    {
+        "action": F(Str(16, choices=ACTIONS), default="status"),
+        "model": F(Str(100, min_chars=1), nullable=True),
+        "dim": F(Int(1, 65_536), nullable=True),
+        "follow": F(Bool(), default=False),
+    },
+    check=_one_job,
+))
 def reindex(ctx: Ctx) -> Reply:
     from ..profile.reembedding import model_id_for
 
@@ -73,6 +93,3 @@ def _follow(ctx: Ctx, status: dict | None) -> dict | None:
         time.sleep(PROGRESS_EVERY_S)
         status = job.status()
     return status
-
-
-REQUESTS: dict[str, Handler] = {"reindex": Handler(reindex, "read")}
