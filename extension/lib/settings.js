@@ -56,7 +56,13 @@ export const LIMITS = Object.freeze({
   itemChars: 300,
 });
 
-const MODES = new Set(["hybrid", "semantic", "keyword"]);
+/**
+ * The search modes, as the host defines them (host/rewind/search_modes.py): hybrid is the
+ * default. tests/search/test_search_modes.py holds this list, the typedef above and the
+ * side panel's radio buttons to the host's.
+ */
+export const SEARCH_MODES = Object.freeze(/** @type {const} */ (["hybrid", "semantic", "keyword"]));
+const MODES = new Set(/** @type {readonly string[]} */ (SEARCH_MODES));
 
 /** @param {unknown} v @param {number} lo @param {number} hi @param {number} dflt */
 function clampNumber(v, lo, hi, dflt) {

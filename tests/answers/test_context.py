@@ -9,7 +9,7 @@ import pytest
 from rewind.answers import context
 from rewind.answers.context import TabContext, build_context, retrieve
 from rewind.config import Settings
-from rewind.search import PassageQuery, SearchQuery
+from rewind.search import SearchQuery
 from support.answer_fixtures import PAGES
 from support.answer_fixtures import evidence as ev
 
@@ -52,7 +52,7 @@ def test_ask_and_search_fuse_a_question_the_same_way(history, question):
     """The passages an answer is built from are the ones search ranks (one retrieval
     path), before the evidence gate, quality weighting and diversity."""
     with history.searcher() as searcher:
-        ranked = searcher.passages(PassageQuery(question)).hits
+        ranked = searcher.passages(SearchQuery(question)).hits
     found = retrieve(history, question, history.settings, k=5)
     assert ranked and found.candidates == [h.passage_id for h in ranked]
     assert {e.passage_id for e in found.evidence} <= set(found.candidates)

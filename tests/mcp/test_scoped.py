@@ -19,7 +19,7 @@ from rewind.config import Settings
 from rewind.index.store.page_filter import PageFilter
 from rewind.mcp.scoped import ScopedRewind
 from rewind.profile.engine import Rewind
-from rewind.search import PassageQuery, SearchQuery
+from rewind.search import SearchQuery
 from support.answer_fixtures import HNSW, NOW, index_pages
 
 PRIVATE = "private.example"
@@ -51,7 +51,7 @@ def eng(tmp_path_factory, embedder, model_dir):
 def test_out_of_scope_pages_outrank_the_admitted_one_without_a_scope(eng):
     """The premise: unscoped, every candidate of both retrievers is a private page."""
     with eng.searcher() as s:
-        hits = s.passages(PassageQuery(QUERY)).hits
+        hits = s.passages(SearchQuery(QUERY)).hits
         pages = s.pages({h.page_id for h in hits})
     assert hits and all(p.domain == PRIVATE for p in pages.values())
 
@@ -59,7 +59,7 @@ def test_out_of_scope_pages_outrank_the_admitted_one_without_a_scope(eng):
 def test_the_scope_is_in_the_query_so_the_admitted_page_is_found(eng):
     view = ScopedRewind(eng, PageFilter(not_sites=(PRIVATE,)))
     with view.searcher() as s:
-        hits = s.passages(PassageQuery(QUERY)).hits
+        hits = s.passages(SearchQuery(QUERY)).hits
         pages = s.pages({h.page_id for h in hits})
     assert HNSW in {p.url for p in pages.values()}
     assert all(p.domain != PRIVATE for p in pages.values())
@@ -97,8 +97,8 @@ def test_a_scoped_searcher_guards_records_read_by_id(eng):
     """Retrieval never hands out an out-of-scope id; a caller that has one anyway (an id
     from elsewhere) gets nothing for it."""
     with eng.searcher() as s:
-        private_ids = {h.page_id for h in s.passages(PassageQuery(QUERY)).hits}
-        passage_ids = [h.passage_id for h in s.passages(PassageQuery(QUERY)).hits]
+        private_ids = {h.page_id for h in s.passages(SearchQuery(QUERY)).hits}
+        passage_ids = [h.passage_id for h in s.passages(SearchQuery(QUERY)).hits]
     with eng.searcher(PageFilter(not_sites=(PRIVATE,))) as s:
         assert s.pages(private_ids) == {}
         assert s.passage_records(passage_ids) == {}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rewind import logistic
 from rewind.index.store.records import PassageRecord
-from rewind.search import PassageQuery, SearchQuery, relevance
+from rewind.search import SearchQuery, relevance
 from rewind.search.relevance import _coverage, _other_language
 from support.answer_fixtures import PAGES
 
@@ -55,7 +55,7 @@ def test_the_shipped_gauge_is_fitted_and_its_thresholds_are_ordered():
 def test_signals_of_an_answered_and_an_unanswered_question(history):
     def read(q):
         with history.searcher() as s:
-            found = s.passages(PassageQuery(q))
+            found = s.passages(SearchQuery(q))
             return relevance.read(s, q, found, found.hits[:3]).query
 
     near = read("How often should I feed a sourdough starter?")

@@ -63,7 +63,7 @@ def test_a_search_reads_few_stored_vectors_and_every_hit_has_its_cosine(
     the passages only BM25 found, get their int8 rows' cosines, within rounding."""
     from rewind.index.derived.vectors import EXACT
     from rewind.index.store.store import Store
-    from rewind.search.retrieve import PassageQuery
+    from rewind.search.retrieve import SearchQuery
 
     words = "beacon lamp keeper tower coast storm fog bell ship rock".split()
     for i in range(150):  # more than the dense stage keeps: some BM25 hits are not in it
@@ -74,7 +74,7 @@ def test_a_search_reads_few_stored_vectors_and_every_hit_has_its_cosine(
     monkeypatch.setattr(Store, "vectors_by_ids",
                         lambda self, ids, model: reads.append(list(ids)) or real(self, ids, model))
     with fake_engine.searcher() as s:
-        found = s.passages(PassageQuery("lighthouse beacon storm"))
+        found = s.passages(SearchQuery("lighthouse beacon storm"))
         monkeypatch.undo()
         pids, mat = s.store.vectors_by_ids([h.passage_id for h in found.hits], s._vectors.model_id)
     exact = dict(zip(pids.tolist(), (mat @ found.query_vector).tolist(), strict=True))

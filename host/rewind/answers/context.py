@@ -31,7 +31,7 @@ from ..capture.extract import text_document
 from ..config import Settings
 from ..errors import RewindError
 from ..models.cosine_scale import calibrated
-from ..search import PassageQuery, Searcher, relevance
+from ..search import Searcher, SearchQuery, relevance
 from ..text import words
 from .llm import Tokenizer
 from .packing import BuiltContext, Evidence, pack
@@ -101,14 +101,8 @@ def history_evidence(
     """The best `k` passages of the history for `query`, from search's own ranking: those
     close enough to be evidence, weighted by quality, at most 2 a page and 3 pages a site."""
     s = settings
-    found = searcher.passages(PassageQuery(query))
-    notice = None
-    if found.degraded is not None:
-        notice = (f"Semantic search is unavailable ({found.degraded}); "
-                  "the sources were found by their words only.")
-    if found.keyword_degraded is not None:
-        notice = f"{found.keyword_degraded} The sources were found by their meaning only."
-    meta = Retrieval([], found.took_ms, found.query_vector, notice,
+    found = searcher.passages(SearchQuery(query))
+    meta = Retrieval([], found.took_ms, found.query_vector, found.notice("the sources"),
                      candidates=[h.passage_id for h in found.hits])
     if not found.hits:
         meta.answerable = 0.0

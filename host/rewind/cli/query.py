@@ -13,6 +13,7 @@ from pathlib import Path
 from ..config import Settings
 from ..errors import Code, RewindError
 from ..humanize import ago, duration
+from ..search_modes import DEFAULT_MODE, MODES
 from .common import Command, open_engine, parse_when
 
 CHECKING = "checking against your pages…"  # shown until the first checked words come
@@ -167,7 +168,7 @@ def cmd_context(args: argparse.Namespace) -> int:
 def register(command: Command) -> None:
     sp = command("search", cmd_search, "search your history")
     sp.add_argument("query")
-    sp.add_argument("--mode", choices=("hybrid", "semantic", "keyword"), default="hybrid")
+    sp.add_argument("--mode", choices=MODES, default=DEFAULT_MODE)
     sp.add_argument("--limit", type=int, default=Settings().default_limit)
     sp.add_argument("--since", type=parse_when)
     sp.add_argument("--until", type=parse_when)

@@ -14,7 +14,7 @@ This module must never write to stdout (the protocol owns it) or log page text.
 which name values local to `build`, at registration.)
 """
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -24,6 +24,7 @@ from pydantic import Field
 from .. import __version__
 from ..config import Settings
 from ..errors import RewindError
+from ..search_modes import DEFAULT_MODE, Mode
 from . import access
 from .render import NOTE
 from .tools import Library, Reply
@@ -77,9 +78,9 @@ def build(library: Library, client: str | None) -> MCPServer:
         query: Annotated[Query, Field(description=(
             "What to look for: a question, a topic in a few words, or words remembered "
             "from the page (a name, an error message)."))],
-        mode: Annotated[Literal["hybrid", "semantic", "keyword"], Field(description=(
+        mode: Annotated[Mode, Field(description=(
             "hybrid (default) suits almost every search; keyword for exact remembered "
-            "words, names or codes; semantic to match by meaning only."))] = "hybrid",
+            "words, names or codes; semantic to match by meaning only."))] = DEFAULT_MODE,
         since: Annotated[str | None, Field(description=(
             f"Only pages last read at or after this time: {WHEN}."))] = None,
         until: Annotated[str | None, Field(description=(

@@ -20,17 +20,7 @@ import numpy as np
 
 from ..index.store.records import PageRecord
 from . import relevance
-from .retrieve import PassageHit, PassageQuery, Retrieved, Searcher
-
-
-@dataclass
-class SearchQuery:
-    text: str
-    mode: str = "hybrid"
-    limit: int = 10
-    since: float | None = None
-    until: float | None = None
-    domain: str | None = None
+from .retrieve import PassageHit, Retrieved, Searcher, SearchQuery
 
 
 @dataclass
@@ -79,14 +69,10 @@ def search(searcher: Searcher, q: SearchQuery) -> SearchResponse:
     t0 = time.perf_counter()
     s = searcher.settings
     limit = max(1, min(int(q.limit), s.max_limit))
-    found = searcher.passages(PassageQuery(q.text, q.mode, q.since, q.until, q.domain))
-    notice = None
-    if found.degraded is not None:
-        notice = f"Semantic search is unavailable ({found.degraded}); showing keyword matches."
-    if found.keyword_degraded is not None:
-        notice = f"{found.keyword_degraded} Showing matches by meaning only."
+    found = searcher.passages(q)
     results = _pages(searcher, (q.text or "").strip(), found, limit) if found.hits else []
-    return SearchResponse(found.mode, (time.perf_counter() - t0) * 1000, results, notice)
+    return SearchResponse(found.mode, (time.perf_counter() - t0) * 1000, results,
+                          found.notice("the results"))
 
 
 def _pages(searcher: Searcher, text: str, found: Retrieved, limit: int) -> list[Hit]:

@@ -33,19 +33,26 @@ from ..index.store.page_filter import PageFilter
 from ..index.store.records import PageRecord, PassageRecord
 from ..index.store.store import Store
 from ..models.specs import Confidence
+from ..search_modes import DEFAULT_MODE, MODES
 from .fusion import fuse_adaptive, fuse_rrf
 from .query_form import in_unspaced_script, remembered_words
 
-MODES = ("hybrid", "semantic", "keyword")
-
 
 @dataclass(frozen=True)
-class PassageQuery:
+class SearchQuery:
+    """What a search or a question retrieves for: the words, the mode, the filters, and how
+    many pages a search shows (`limit`; the passages an answer uses are counted by
+    answers/context.py)."""
+
     text: str
-    mode: str = "hybrid"  # hybrid | semantic | keyword
+    mode: str = DEFAULT_MODE
+    limit: int = 10
     since: float | None = None  # epoch seconds of the last visit
     until: float | None = None
     domain: str | None = None  # a site and its subdomains
+
+
+PassageQuery = SearchQuery  # the name bench/ scripts still use
 
 
 @dataclass
@@ -71,6 +78,16 @@ class Retrieved:
         """A passage's BM25 score as a share of the best one (0 when it did not match)."""
         return (hit.keyword or 0.0) / self.keyword_top if self.keyword_top else 0.0
 
+    def notice(self, found: str) -> str | None:
+        """What the person is told when one retriever was left out (None: both ran as
+        asked); `found` names what was found: "the results", "the sources"."""
+        if self.keyword_degraded is not None:
+            return f"{self.keyword_degraded} {found.capitalize()} were found by meaning only."
+        if self.degraded is not None:
+            return (f"Semantic search is unavailable ({self.degraded}); "
+                    f"{found} were found by words only.")
+        return None
+
 
 class Searcher:
     """One profile's indexes, read together. `embed_query` is None when no model is usable."""
@@ -94,7 +111,7 @@ class Searcher:
         self._pages: dict[int, PageRecord | None] = {}  # the same for records (None: absent)
         self._passages: dict[int, tuple[int, PassageRecord] | None] = {}
 
-    def passages(self, q: PassageQuery) -> Retrieved:
+    def passages(self, q: SearchQuery) -> Retrieved:
         """Each retriever's `candidates_per_retriever` best passages, fused, best first."""
         t0 = time.perf_counter()
         s = self.settings
