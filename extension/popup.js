@@ -3,13 +3,14 @@
  *
  * Job: "Connected — N pages remembered"; the page in front in words ("Remembered 2
  * minutes ago", "Not recorded: looks like a payment page", "Paused on this site", "Will
- * be remembered after 5 s of reading") with one click to pause or resume the site, always
- * record it, or forget the page; the queue's waiting, failed and dropped counts (also
- * while the helper is away); passages, storage and each part's size, what is kept
- * (retention) and whether it is encrypted, the last indexed page and the models;
- * pause everything; open the side panel (from the click itself: sidePanel.open needs a
- * user gesture) or the options; the helper-missing state with its command; the pages held
- * because they looked private, each to keep or not (lib/held.js).
+ * be remembered after 5 s of reading") with one click to pause or resume the site,
+ * always record it, or forget the page; the queue's waiting, failed and dropped counts
+ * (also while the helper is away); passages, storage and each part's size, what is kept
+ * (retention) and whether it is encrypted, the last indexed page and the models; pause
+ * everything; open the side panel (from the click itself: sidePanel.open needs a user
+ * gesture) or the options (at what the popup is about: what Rewind records); the
+ * helper-missing state with its command; the pages held because they looked private,
+ * each to keep or not (lib/held.js).
  * Never: render page titles as HTML, or talk to the host except through the worker.
  */
 
@@ -22,6 +23,7 @@ import { heldView } from "./lib/held.js";
 import { retentionLine, storageLine } from "./lib/kept.js";
 import { jobFollower, jobOfStatus } from "./lib/job-follow.js";
 import { languageOffer } from "./lib/language-offer.js";
+import { openOptions, optionsSection } from "./lib/options-link.js";
 import { reembedView } from "./lib/reembed.js";
 import { pageStatusLine } from "./lib/status.js";
 
@@ -258,8 +260,9 @@ $("open-panel").addEventListener("click", () => {
 $("options").addEventListener("click", (ev) => {
   if (!inExtension()) return;
   ev.preventDefault();
-  chrome.runtime.openOptionsPage();
-  window.close();
+  // At the section the link names (the tab already open, if there is one), then close.
+  const section = optionsSection($("options").getAttribute("href"));
+  openOptions(section).catch(() => chrome.runtime.openOptionsPage()).finally(() => window.close());
 });
 
 if (inExtension()) {

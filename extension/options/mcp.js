@@ -114,7 +114,7 @@ export function clientCard(c, actions) {
 
 /** The section's content for an `mcp_access` reply. @param {AccessReply} reply @param {Actions} actions */
 export function accessView(reply, actions) {
-  return h("div", null,
+  return h("div", { class: "mcp-clients" },
     ...clientsToShow(reply).map((c) => clientCard(c, actions)),
     h("p", { class: "help" }, "Every call is written to the audit log (",
       h("code", { text: reply.log_file }), "); in a terminal: ", h("code", { text: reply.log_command }), "."));

@@ -5,9 +5,9 @@
  * and a callback whenever they change, here or elsewhere), the status loaded from the
  * worker (each section is told after every load: connected or not, stats), and streamed
  * host requests through a port (with a way to cancel). A section is a module in this
- * folder exporting `mount(root, page)`: options.js calls it once with its `<section
- * data-section="…">` element and this page; the section wires its controls and subscribes
- * to `onLoad` / `onLocal`.
+ * folder exporting `mount(root, page)`: options.js calls it once with its
+ * `data-section="…"` element (a card in one of the page's panes) and this page; the section
+ * wires its controls and subscribes to `onLoad` / `onLocal`.
  * Never: render host or page text as HTML (lib/dom.js builds every element), or keep
  * state a section owns.
  */

@@ -8,9 +8,10 @@ for the person's decision (the held pages, in the popup and the options page).
 
 axe-core (npm, pinned in extension/package.json) runs in each page as it is shown to a
 person: the side panel with results, an answer and a follow-up, a citation's tooltip open;
-the popup; the options page; the welcome page; the held pages. Each in the light and the
-dark colour scheme (prefers-color-scheme, which the pages follow), WCAG 2.2 A/AA rules and
-axe's best practices. A failure lists each rule, its impact and the elements it is on.
+the popup; each section of the options page; the welcome page; the held pages. Each in the
+light and the dark colour scheme (prefers-color-scheme, which the pages follow), WCAG 2.2
+A/AA rules and axe's best practices. A failure lists each rule, its impact and the elements
+it is on.
 """
 
 from __future__ import annotations
@@ -166,13 +167,19 @@ def test_popup_has_no_violations(browser, held, axe):
         popup.close()
 
 
-def test_options_page_has_no_violations(browser, held, axe):
+OPTIONS_SECTIONS = ("records", "search", "models", "data", "ai-tools")  # options.html#NAME
+
+
+def test_options_page_has_no_violations_in_any_section(browser, held, axe):
     options = browser.extension_page("options.html", width=900, height=1200)
     try:
         expect(options.locator("#held-section .held-title")).to_have_text(
             held["title"], timeout=UI_TIMEOUT_MS)
         expect(options.locator("#data-dir")).not_to_contain_text("Connect", timeout=UI_TIMEOUT_MS)
-        check_both_schemes(options, axe, "the options page")
+        for section in OPTIONS_SECTIONS:  # each as it is shown, alone, with the navigation
+            options.goto(f"{browser.origin}options.html#{section}")
+            expect(options.locator(f"#pane-{section}")).to_be_visible()
+            check_both_schemes(options, axe, f"the options page (#{section})")
     finally:
         options.close()
 

@@ -93,7 +93,7 @@ def test_forget_from_a_side_panel_result(browser, docs_url, model_dir):
 
 def test_options_backup_downloads_a_file_rewind_import_restores(browser, docs_url, tmp_path,
                                                                model_dir):
-    options = browser.extension_page("options.html", width=900)
+    options = browser.extension_page("options.html#data", width=900)
     expect(options.locator("#data-dir")).to_contain_text("Data folder", timeout=UI_TIMEOUT_MS)
     expect(options.locator("#storage")).to_contain_text("Encrypted on this computer")
     options.locator("#backup-passphrase").fill("correct horse battery")

@@ -32,7 +32,7 @@ def browser(launch, docs_url) -> RewindBrowser:
 
 def test_a_tool_reads_only_once_allowed_and_the_page_shows_what_it_read(
         browser, docs_url, model_dir, tmp_path):
-    options = browser.extension_page("options.html", width=900)
+    options = browser.extension_page("options.html#ai-tools", width=900)
     today = options.locator("#mcp-claude-desktop-today")
     expect(today).to_contain_text("Claude Desktop has read nothing today.",
                                   timeout=UI_TIMEOUT_MS)

@@ -1,7 +1,9 @@
-"""The options page for people, in the real browser: one "Results to show" (the helper's),
-the ranking knobs closed under "Advanced" in plain words, and "Better answers — Get it":
-the download of the recommended answering model with the helper's progress, Cancel, and
-the switch to it once done.
+"""The options page for people, in the real browser: its five sections, each opened from its
+address (options.html#records …), from the navigation, from the keyboard alone, and from the
+popup's and the welcome page's links (the options tab already open is reused); one "Results
+to show" (the helper's), the ranking knobs closed under "Advanced" in plain words, and
+"Better answers — Get it": the download of the recommended answering model with the
+helper's progress, Cancel, and the switch to it once done.
 
 The real GGUF files cannot be downloaded here (no model hub). The model offered is a
 stand-in in a test catalog ($REWIND_TEST_MODEL_CATALOG), served by a local server laid out
@@ -80,7 +82,7 @@ def browser(launch, model_host, llm_dir: Path, tmp_path_factory) -> RewindBrowse
 
 
 def test_results_to_show_is_one_setting_and_the_ranking_knobs_are_advanced(browser):
-    options = browser.extension_page("options.html", width=900, height=1400)
+    options = browser.extension_page("options.html#search", width=900, height=1400)
     count = options.locator("#result-count")
     expect(count).to_be_enabled(timeout=UI_TIMEOUT_MS)
     expect(count).to_have_value("10")
@@ -127,7 +129,7 @@ def test_get_it_downloads_the_recommended_model_with_progress_cancel_and_resume(
                                                                               model_host):
     total = len(model_host.files[PATH])
     mb, gb = f"{round(total / 1e6)} MB", f"{total / 1e9:.2f} GB"  # the stand-in's size
-    options = browser.extension_page("options.html", width=900, height=1400)
+    options = browser.extension_page("options.html#models", width=900, height=1400)
     line = options.locator("#answer-model-line")
     expect(line).to_have_text(re.compile(rf"^Better answers: Stand-in 0\.2B, {mb}, first words "
                                          r"in ~\d+ s here$"), timeout=UI_TIMEOUT_MS)
@@ -178,3 +180,112 @@ def test_get_it_downloads_the_recommended_model_with_progress_cancel_and_resume(
     reply = browser.evaluate(
         "globalThis.__rewind.request('ask', {question: 'How often do I feed my starter?'})")
     assert reply["model"] == STAND_IN, reply
+
+
+# ---- the page's sections ---------------------------------------------------------------
+
+SECTIONS = {  # the address of each pane, and its link in the navigation
+    "records": "What Rewind records",
+    "search": "Search and answers",
+    "models": "Models",
+    "data": "Your data",
+    "ai-tools": "AI tools",
+}
+SHOWN = ("() => [...document.querySelectorAll('section.pane')].filter(p => !p.hidden)"
+         ".map(p => p.dataset.pane)")
+FOCUS = "() => document.activeElement.id"
+
+
+def expect_section(options, pane: str) -> None:
+    """`pane` alone is shown, its link alone is the current one, and the tab says which."""
+    expect(options.locator(f"#pane-{pane}")).to_be_visible()
+    assert options.evaluate(SHOWN) == [pane]
+    nav = options.get_by_role("navigation", name="Options sections")
+    for name, label in SECTIONS.items():
+        link = nav.get_by_role("link", name=label, exact=True)
+        if name == pane:
+            expect(link).to_have_attribute("aria-current", "page")
+        else:
+            expect(link).not_to_have_attribute("aria-current", "page")
+    heading = options.locator(f"#pane-{pane} h2").text_content()
+    expect(options).to_have_title(f"Rewind options: {heading}")
+
+
+def test_each_section_opens_from_its_address_from_the_navigation_and_the_keyboard(browser):
+    for pane in SECTIONS:
+        options = browser.extension_page(f"options.html#{pane}", width=1280, height=800)
+        expect_section(options, pane)
+        options.close()
+    # No address: what Rewind records; an element's id or a card's name: its section, in view.
+    options = browser.extension_page("options.html", width=1280, height=800)
+    expect_section(options, "records")
+    for address, pane, seen in (("blocklist", "records", "#blocklist"),
+                                ("held-section", "records", "#held-section"),
+                                ("backup", "data", "#backup-passphrase"),
+                                ("result-count", "search", "#result-count"),
+                                ("mcp-body", "ai-tools", "#mcp-body")):
+        options.goto(f"{browser.origin}options.html#{address}")
+        expect_section(options, pane)
+        expect(options.locator(seen)).to_be_in_viewport()
+
+    # From the navigation: the address follows, the focus goes to the section's heading,
+    # and Back returns to the section before.
+    nav = options.get_by_role("navigation", name="Options sections")
+    before = "ai-tools"
+    for pane, label in SECTIONS.items():
+        nav.get_by_role("link", name=label, exact=True).click()
+        expect(options).to_have_url(re.compile(rf"options\.html#{pane}$"))
+        expect_section(options, pane)
+        assert options.evaluate(FOCUS) == options.locator(f"#pane-{pane} h2").get_attribute("id")
+        options.go_back()
+        expect_section(options, before)
+        options.go_forward()
+        expect_section(options, pane)
+        before = pane
+
+    # From the keyboard alone: Tab reaches the links, Enter opens one, Tab goes on in it.
+    options.goto(f"{browser.origin}options.html#records")
+    options.reload()
+    expect_section(options, "records")
+    for _ in range(10):
+        options.keyboard.press("Tab")
+        if options.evaluate("() => document.activeElement.textContent") == "Models":
+            break
+    else:
+        raise AssertionError("Tab did not reach the link to Models")
+    assert options.evaluate("() => document.activeElement.matches('nav a:focus-visible')")
+    options.keyboard.press("Enter")
+    expect_section(options, "models")
+    assert options.evaluate(FOCUS) == "models-title"
+    options.keyboard.press("Tab")
+    assert options.evaluate(
+        "() => document.querySelector('#pane-models').contains(document.activeElement)")
+    options.close()
+
+
+def test_the_popup_and_the_welcome_page_open_the_options_at_their_section(browser):
+    welcome = browser.extension_page("welcome.html", width=900, height=1000)
+    welcome.get_by_role("link", name="Your data").click()
+    expect(welcome).to_have_url(re.compile(r"options\.html#data$"))
+    expect_section(welcome, "data")
+    welcome.close()
+
+    def options_tabs() -> list:
+        return [p for p in browser.ctx.pages if p.url.startswith(browser.origin + "options.html")]
+
+    assert not options_tabs()
+    popup = browser.extension_window("popup.html", width=380, height=600)
+    with browser.ctx.expect_page() as opened:
+        popup.get_by_role("link", name="Options").click()
+    options = opened.value
+    expect(options).to_have_url(re.compile(r"options\.html#records$"))
+    expect_section(options, "records")
+    # The options tab open at another section: the popup brings it there, no second tab.
+    options.get_by_role("link", name="Your data").click()
+    expect_section(options, "data")
+    popup = browser.extension_window("popup.html", width=380, height=600)
+    popup.get_by_role("link", name="Options").click()
+    expect(options).to_have_url(re.compile(r"options\.html#records$"))
+    expect_section(options, "records")
+    assert len(options_tabs()) == 1
+    options.close()

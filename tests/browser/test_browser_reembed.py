@@ -53,7 +53,7 @@ def host_stats(b: RewindBrowser) -> dict:
 
 
 def test_switching_the_model_in_options_re_embeds_while_search_works(browser):
-    options = browser.extension_page("options.html", width=900)
+    options = browser.extension_page("options.html#models", width=900)
     expect(options.locator("#model-now")).to_contain_text(MINILM, timeout=UI_TIMEOUT_MS)
     options.locator("#model-choice").select_option(f"{MINILM}@256")
     options.locator("#model-switch").click()

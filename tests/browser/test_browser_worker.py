@@ -289,7 +289,7 @@ def test_a_backup_download_the_worker_stops_under_is_whole_or_says_so(
                                    extension=extension_dir, model_dir=model_dir)
     with within(browser, LIMIT_S):
         browser.wait_connected()
-        options = browser.extension_page("options.html", width=900)
+        options = browser.extension_page("options.html#data", width=900)
         expect(options.locator("#data-dir")).to_contain_text("Data folder", timeout=60_000)
         downloads: list = []
         options.on("download", lambda d: downloads.append(d))
