@@ -335,6 +335,20 @@ class Settings:
     host_exit_grace_s: float = knob(0.5, "on EOF, in-flight work gets this long")
     host_log_bytes: int = knob(1_000_000, "host.log rotates at this size (2 backups)")
 
+    # --- resting (native/resting.py): the helper lives as long as the browser, so the models
+    #     it loads for a question or a search are let go when unused and loaded again by the
+    #     next request that needs them (bench/perf/rest.py measures what that costs) ---
+    answer_model_idle_s: int = knob(
+        120, "seconds the answering model stays loaded after its last use (the next question "
+        "loads it again)", lo=1, hi=86_400, user=True, group="answers", advanced=True,
+        label="Seconds the answering model stays in memory after a question (the next "
+        "question loads it again)")
+    embedder_idle_s: int = knob(
+        600, "seconds the search model (and the vectors it reads) stays loaded after its last "
+        "use (the next search loads it again)", lo=1, hi=86_400, user=True, group="search",
+        advanced=True, label="Seconds the search model stays in memory after a search (the "
+        "next search loads it again)")
+
     @property
     def max_request_passage_chars(self) -> int:
         """A passage longer than this is refused as hostile; shorter ones are cut to

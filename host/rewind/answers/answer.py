@@ -21,12 +21,14 @@ prompt.py), and never return a sentence as supported that no source backs.
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -83,7 +85,9 @@ def drop_fragment(text: str) -> str:
 
 
 class Answerer:
-    """Answers over one engine. Loads the language model on first use and keeps it.
+    """Answers over one engine. Loads the language model on first use and keeps it until
+    `let_go` (the host's resting: unused for a while) closes it; the next question loads it
+    again.
 
     `model`: "auto" loads the installed model on the first question; an `Llm` answers
     with that one (tests: llm.ScriptedLlm); None answers with extracts only.
@@ -101,6 +105,11 @@ class Answerer:
         self.llm_problem: RewindError | None = None
         self._lock = threading.Lock()
         self._threads: OrderedDict[str, Thread] = OrderedDict()
+        # Resting (native/resting.py): the questions and contexts under way, and when the
+        # last one ended; the model is let go only with none under way.
+        self.clock: Callable[[], float] = time.monotonic
+        self._users = 0
+        self._last_used = self.clock()
 
     @property
     def settings(self) -> Settings:
@@ -164,6 +173,43 @@ class Answerer:
             self._llm.close()
         self._llm, self._llm_tried = None, False
 
+    # ---- resting ------------------------------------------------------------------------
+
+    @contextmanager
+    def in_use(self) -> Iterator[None]:
+        """A question or a context under way: the model is not let go meanwhile."""
+        with self._lock:
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._users -= 1
+                self._last_used = self.clock()
+
+    def idle_since(self) -> float | None:
+        """When the loaded model was last used (`clock`); None when nothing is loaded that
+        `let_go` would let go, inf while a question is under way."""
+        with self._lock:
+            if self.model != "auto" or (self._llm is None and self._tokenizer is None):
+                return None
+            return math.inf if self._users else self._last_used
+
+    def let_go(self, idle_s: float) -> bool:
+        """Close the model (and its vocabulary) if unused for `idle_s` seconds; the next
+        question loads it again. A model given to the constructor is never let go."""
+        with self._lock:
+            since = self._last_used
+            if self.model != "auto" or self._users or self.clock() - since < idle_s:
+                return False
+            if self._llm is None and self._tokenizer is None:
+                return False
+            if self._llm is not None:
+                self._llm.close()
+            self._llm, self._llm_tried, self._tokenizer = None, False, None
+            self.llm_problem = None
+            return True
+
     def _embed(self) -> Embed | None:
         emb = self.engine.embedder()
         return emb.embed_documents if emb is not None else None
@@ -171,15 +217,16 @@ class Answerer:
     def build_context(
         self, query: str, raw_context: str | None, budget: int, provided: TabContext | None = None
     ) -> BuiltContext:
-        return build_context(
-            self.engine,
-            query,
-            raw_context,
-            budget,
-            self.tokenizer(),
-            self.settings,
-            provided=provided,
-        )
+        with self.in_use():
+            return build_context(
+                self.engine,
+                query,
+                raw_context,
+                budget,
+                self.tokenizer(),
+                self.settings,
+                provided=provided,
+            )
 
     def ask(
         self,
@@ -198,14 +245,15 @@ class Answerer:
         is checked; `on_draft`, the model's own words as they come (a debug view)."""
         q = Question(self, question, provided, budget, on_chunk, cancel, thread_id,
                      on_draft=on_draft)
-        q.retrieve(q.load(extractive))
-        if not q.gate():  # the history does not hold it: no model time spent (its
-            return q.could_not_find()  # closest pages are the sources)
-        q.embed = self._embed()
-        q.read()
-        if q.model is not None and not q.generate():
-            return q.cancelled()
-        return q.compose()
+        with self.in_use():
+            q.retrieve(q.load(extractive))
+            if not q.gate():  # the history does not hold it: no model time spent (its
+                return q.could_not_find()  # closest pages are the sources)
+            q.embed = self._embed()
+            q.read()
+            if q.model is not None and not q.generate():
+                return q.cancelled()
+            return q.compose()
 
     # ---- helpers ------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 """The local language model: the `Llm` interface, a GGUF chat model run with
 llama-cpp-python behind it, its tokenizer, and a scripted stand-in for unit tests.
 
-`GgufLlm` loads one model once (the host keeps it warm for the connection), checks that it
-has a chat template (a base model has none and never stops), streams a chat answer
+`GgufLlm` loads one model once (the host lets it go when unused: native/resting.py),
+checks that it has a chat template (a base model has none and never stops), streams a chat answer
 token by token and stops within a token of `cancel` being set (prompt processing is
 aborted through llama.cpp's abort callback, so a long prompt stops quickly too).
 llama.cpp keeps the previous prompt's KV cache, so a follow-up over the same sources

@@ -5,7 +5,8 @@ table by `@REQUESTS.handler(lane, schema)` just above the function.
 
 Kept apart from the dispatch table (handlers.py) so that the request groups
 (ask_requests.py, settings_requests.py, backups.py, reindex.py, mcp_requests.py,
-answer_models.py) take a typed `Ctx` and the table imports them, never the other way round.
+answer_models.py, warm_requests.py) take a typed `Ctx` and the table imports them, never
+the other way round.
 This module must never import a handler module, read or write frames, or do I/O.
 """
 

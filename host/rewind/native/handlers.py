@@ -1,9 +1,10 @@
 """The core requests, each declared beside its function with its lane and schema
 (`@REQUESTS.handler(lane, schema)`), and the two tables every request is found in: the
 dispatch table `HANDLERS`, which unites this module's requests with each group module's
-(ask_requests, settings_requests, backups, reindex, mcp_requests, answer_models: each
-declares its own the same way), and the schema table `schemas(settings)`, derived from it
-(requests.py checks a frame against it; PROTOCOL.md's lanes table is written from it).
+(ask_requests, settings_requests, backups, reindex, mcp_requests, answer_models,
+warm_requests: each declares its own the same way), and the schema table
+`schemas(settings)`, derived from it (requests.py checks a frame against it; PROTOCOL.md's
+lanes table is written from it).
 The types they share (`Ctx`, `Session`, `Handler`, `Requests`) are in context.py, the
 fields several requests take in fields.py.
 
@@ -24,13 +25,22 @@ import logging
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__, config, faults
+from .. import __version__, config, faults, memory
 from ..config import DEFAULT_PROFILE, Settings, valid_profile
 from ..errors import Code, RewindError
 from ..models import installed
 from ..profile import settings as profile_settings
 from ..search_modes import DEFAULT_MODE, MODES
-from . import answer_models, ask_requests, backups, fields, mcp_requests, reindex, settings_requests
+from . import (
+    answer_models,
+    ask_requests,
+    backups,
+    fields,
+    mcp_requests,
+    reindex,
+    settings_requests,
+    warm_requests,
+)
 from .context import Ctx, Handler, Reply, Requests
 from .framing import MAX_SAFE_INT
 from .replies import ListPacker, pack_list, split_page
@@ -248,7 +258,13 @@ def profile_stats(engine: Rewind, runner: Reembedder | None = None) -> dict[str,
     except RewindError:
         spec = None
     return {**engine.stats(), "answer_model": spec.name if spec else None,
-            "reembed": status(engine, runner)}
+            "reembed": status(engine, runner), "memory_mb": _memory_mb()}
+
+
+def _memory_mb() -> float | None:
+    """The helper's resident memory in MiB (the popup shows it); None where unknown."""
+    mb = memory.resident_mb()
+    return None if mb is None else round(mb, 1)
 
 
 @REQUESTS.handler("read", fields.NO_FIELDS)
@@ -294,6 +310,7 @@ def export(ctx: Ctx) -> Reply:
     offset = pages = 0
     while True:
         ctx.check_cancelled()
+        faults.hit("export_batch")
         rows = eng.export_pages(offset, batch)
         for page in rows:
             ctx.send_frames(packer.add(page))
@@ -367,7 +384,7 @@ def decide_held(ctx: Ctx) -> Reply:
 
 # This module's requests first, then each group's, in the order PROTOCOL.md lists them.
 _GROUPS = (REQUESTS, ask_requests.REQUESTS, settings_requests.REQUESTS, backups.REQUESTS,
-           reindex.REQUESTS, mcp_requests.REQUESTS, answer_models.REQUESTS)
+           reindex.REQUESTS, mcp_requests.REQUESTS, answer_models.REQUESTS, warm_requests.REQUESTS)
 HANDLERS: dict[str, Handler] = {name: h for group in _GROUPS for name, h in group.items()}
 if len(HANDLERS) != sum(len(g) for g in _GROUPS):
     raise RuntimeError("two request groups register the same request type")

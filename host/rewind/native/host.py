@@ -41,6 +41,7 @@ from .process import (
 )
 from .replies import error_from, error_reply, ok_reply
 from .requests import ProtocolError, Request, parse_request
+from .resting import Resting, session_busy, session_ended, session_parts
 
 log = logging.getLogger("rewind.host")
 
@@ -176,6 +177,12 @@ class Host:
             "download": Lane("download", 1, s.host_queue_size, self._run),
         }
         session.busy = self.busy
+        # What nobody uses is let go after its idle time (resting.py); a request's end
+        # wakes the timer.
+        self.resting = Resting(functools.partial(session_parts, session),
+                               busy=functools.partial(session_busy, session),
+                               ended=functools.partial(session_ended, session))
+        self.resting.start()
 
     def busy(self) -> bool:
         """Whether an interactive request is in flight (the embedding job gives way to it);
@@ -234,6 +241,7 @@ class Host:
     def _run(self, job: Job) -> None:
         req, ctx = job.req, job.ctx
         start = time.perf_counter()
+        began = self.resting.clock()
         outcome = "ok"
         try:
             if ctx.cancel.is_set():
@@ -255,6 +263,7 @@ class Host:
         finally:
             with self._lock:
                 self._inflight.pop(req.id, None)
+            self.resting.ended(began)
         if reply is not None:
             self.out.send(reply)
         log.info(
@@ -316,6 +325,7 @@ class Host:
         for lane in self.lanes.values():
             lane.stop()
         idle = all([lane.join(deadline) for lane in self.lanes.values()])
+        self.resting.stop()
         if not idle:
             log.warning(
                 "exiting with work in flight (a write not acknowledged is retried by the extension)"

@@ -3,7 +3,8 @@ embedder, and the vector index searches read.
 
 `ActiveModel`: the model id the store records (or the settings' default for an empty store)
 and its embedder, loaded once — again when another process switched the store's model
-(reembedding.py) — or None with the `problem` that says why. `Vectors`: the vector index
+(reembedding.py), or after the host let it go at rest (native/resting.py) — or None with
+the `problem` that says why. `Vectors`: the vector index
 of the active model (index/derived/vectors.py), made on first use, and its lock: a search holds it
 while it reads, a switch or a rebuild while it lets the index and its snapshots go.
 Lock order: `Vectors.lock`, then the write lock (a search holds the first while it may
@@ -25,7 +26,7 @@ from ..config import Settings
 from ..errors import RewindError
 from ..index.derived import vector_file
 from ..index.derived.vectors import VectorIndex, snapshot_prefix
-from ..models import multilingual, specs
+from ..models import installed, multilingual, specs
 from ..models.embedder import Embedder
 
 if TYPE_CHECKING:
@@ -45,7 +46,10 @@ class ActiveModel:
         self._embedder: Embedder | None = None
         self._tried = False
         self.problem: str | None = None  # why there is no embedder
-        self.load_s: float | None = None  # how long the model took to load
+        self.load_s: float | None = None  # how long the model took to load (the last time)
+        self.clock: Callable[[], float] = time.monotonic
+        self.last_used = self.clock()  # when `embedder()` was last asked for
+        self._let_go = False  # the embedder loaded, worked, and was let go at rest
 
     def model_id(self) -> str:
         """The embedding model whose vectors this store holds (or will hold)."""
@@ -56,10 +60,12 @@ class ActiveModel:
         return f"{spec.name}@{spec.dim}"
 
     def embedder(self) -> Embedder | None:
-        """The embedder, loaded once (again when the store's model was switched);
-        None (with `problem`) when unusable."""
-        if self._tried and not self._switched():
-            return self._embedder
+        """The embedder, loaded once (again when the store's model was switched, or after
+        it was let go at rest); None (with `problem`) when unusable."""
+        self.last_used = self.clock()
+        emb = self._embedder  # read before `_tried`: `let_go` clears them the other way round
+        if (emb is not None or self._tried) and not self._switched():
+            return emb
         with self._stores.thread_lock:
             if self._tried and not self._switched():
                 return self._embedder
@@ -78,8 +84,48 @@ class ActiveModel:
                     self.load_s = time.perf_counter() - start
                 except RewindError as exc:
                     self.problem = str(exc)
-            self._tried = True
+            self._tried, self._let_go = True, False
             return self._embedder
+
+    def used_since(self, began: float) -> None:
+        """A request that began at `began` (`clock`) ended now: if it asked for the
+        embedder, its idle time starts now, not when it was asked for."""
+        if self.last_used >= began:
+            self.last_used = self.clock()
+
+    def ready(self) -> bool:
+        """Whether searches have an embedder, without loading it (the first search or page
+        does) or counting as a use (the popup's stats must not keep it loaded): loaded, let
+        go at rest after it worked, or not tried yet with its files installed. A model that
+        is missing is tried, so that `problem` says why."""
+        if self._embedder is not None or (self._let_go and not self._tried):
+            return True
+        if not self._tried and self._given == "auto":
+            try:
+                name = self.model_id().partition("@")[0]
+                if installed.status(specs.embedding_spec(name), self.model_dir).installed:
+                    return True
+            except RewindError:
+                pass
+        return self.embedder() is not None
+
+    def loaded(self) -> bool:
+        return self._embedder is not None
+
+    def let_go(self, idle_s: float) -> bool:
+        """Drop the loaded embedder if not asked for in `idle_s` seconds; the next
+        `embedder()` loads it again. A caller still holding it keeps it alive until done
+        (the host lets go only with no request under way). An embedder given to the
+        constructor is never let go."""
+        if self._given != "auto" or self._embedder is None:
+            return False
+        with self._stores.thread_lock:
+            if self._embedder is None or self.clock() - self.last_used < idle_s:
+                return False
+            # `_tried` first: a search that reads no embedder then sees it must load one.
+            self._tried, self._let_go = False, True
+            self._embedder = None
+            return True
 
     def _switched(self) -> bool:
         if self._given != "auto" or self._embedder is None:

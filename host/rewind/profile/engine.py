@@ -118,6 +118,18 @@ class Rewind:
         """The active model's embedder; None (with `embedder_problem`) when unusable."""
         return self.model.embedder()
 
+    def let_go(self, idle_s: float) -> bool:
+        """At rest (native/resting.py): when no search has asked for the embedder in
+        `idle_s` seconds, let it go with what only searches need — the vector index (an
+        encrypted store's snapshot is held in memory) and the cache of sealed terms. The
+        next search loads them again. Whether anything was let go."""
+        if not self.model.let_go(idle_s):
+            return False
+        self.vectors.release()  # (after the thread lock: embedding.py's lock order)
+        if self.cipher is not None:
+            self.cipher.term.cache_clear()
+        return True
+
     @property
     def embedder_problem(self) -> str | None:
         self.model.embedder()

@@ -98,7 +98,7 @@ class Inspector:
             "last_indexed": {"url": last.url, "title": last.title, "at": last.indexed_at}
             if last else None,
             "embedding_model": model_id,
-            "embedder_ready": self.model.embedder() is not None,
+            "embedder_ready": self.model.ready(),
             "embedder_problem": self.model.problem,
             "unembedded_passages": store.unembedded(model_id),
             "embedder_load_s": None if self.model.load_s is None

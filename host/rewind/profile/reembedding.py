@@ -175,6 +175,18 @@ class Reembedder:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    def holds_embedders(self) -> bool:
+        return bool(self._embedders)
+
+    def let_go(self) -> bool:
+        """At rest: drop the embedders this runner loaded (a job's target model), unless
+        its thread runs; `start` and the next step load them again. Whether any went."""
+        with self._lock:
+            if self.running() or not self._embedders:
+                return False
+            self._embedders.clear()
+            return True
+
     def _loop(self) -> None:
         try:
             while not self._stop.is_set():
@@ -218,7 +230,10 @@ class Reembedder:
         store = eng.reader()
         job = record.read(store)
         active = eng.model_id()
-        emb = eng.embedder()
+        # The model is loaded only for passages that lack its vectors (a helper that wakes
+        # the job at hello must not load it for nothing: resting).
+        missing = store.passages_missing_vectors(active, self._cursor.get(active, 0), 1)
+        emb = eng.embedder() if missing else None
         if emb is not None and emb.model_id == active and self._fill(emb, active, stamp=True):
             return True
         if job is not None and job.state == "running" and not job.owner_alive():

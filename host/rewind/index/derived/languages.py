@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .langid_walk import Walker
@@ -60,7 +62,8 @@ class Verdict:
 
 
 class _Detector:
-    """py3langid's identifier, loaded once (its model takes ~0.5 s) and shared by threads."""
+    """py3langid's identifier, loaded when first needed (its model takes ~0.5 s and ~75 MB)
+    and shared by threads; let go at rest."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -68,10 +71,13 @@ class _Detector:
         # The relevance gate asks about the top passages of each search, mostly those of
         # the last one (a person typing): verdicts are kept by the text's digest.
         self._known: dict[bytes, tuple[str, float]] = {}
+        self.clock: Callable[[], float] = time.monotonic
+        self.last_used = self.clock()
 
     def classify(self, text: str) -> tuple[str, float]:
         key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         with self._lock:
+            self.last_used = self.clock()
             if key in self._known:
                 return self._known[key]
             if self._identifier is None:
@@ -86,7 +92,23 @@ class _Detector:
         return found
 
 
-_DETECTOR = _Detector()
+    def idle_since(self) -> float | None:
+        """When a verdict was last asked for (time.monotonic); None: nothing held."""
+        held = self._identifier is not None or self._known
+        return self.last_used if held else None
+
+    def let_go(self, idle_s: float) -> bool:
+        """Drop the model (~75 MB) and the verdicts kept if no verdict was asked for in
+        `idle_s` seconds; the next one loads it again. Whether anything went."""
+        with self._lock:
+            held = self._identifier is not None or bool(self._known)
+            if not held or self.clock() - self.last_used < idle_s:
+                return False
+            self._identifier, self._known = None, {}
+            return True
+
+
+DETECTOR = _Detector()  # one a process; at rest native/resting.py lets its model go
 _TWENTY_LETTERS = re.compile(r"(?:\W*\w){20}")  # stops at the 20th: no count of them all
 
 
@@ -96,7 +118,7 @@ def detect(text: str, declared: str | None = None) -> Verdict:
     sample = text[:SAMPLE_CHARS]
     if not _TWENTY_LETTERS.match(sample):  # a few words: the detector guesses
         return Verdict(said or UNKNOWN, said, None, 0.0)
-    found, prob = _DETECTOR.classify(sample)
+    found, prob = DETECTOR.classify(sample)
     if said and said != found and prob < CONFIDENT:
         return Verdict(said, said, found, prob)
     if not said and prob < 0.5:
