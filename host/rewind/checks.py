@@ -2,7 +2,8 @@
 
 A `Check` is one line of the report. `profile_checks` looks at one profile's store,
 its derived indexes and the models they need; the native host's registration is checked
-by install/register.py's `doctor_checks`. The CLI prints both.
+by install/register.py's `doctor_checks`; `helper_memory_check` says how much memory the
+running helpers hold (a figure, never a failure). The CLI prints them all.
 This module must never repair anything: it says what is wrong and which command fixes it.
 """
 
@@ -98,3 +99,20 @@ def profile_checks(engine: Rewind) -> list[Check]:
             "vectors", ok, f"{len(vec.vector_ids)} vectors of {model_id}, {vec.missing} "
             "passages without one", "" if ok else "Run `rewind reindex` to embed them."))
     return checks
+
+
+def helper_memory_check() -> Check:
+    """The resident memory of the running helpers (the browser's hosts), or of this command
+    when none runs: a figure to read, never a failure."""
+    from . import memory
+
+    def mb(x: float | None) -> str:
+        return "unknown" if x is None else f"{x:,.0f} MB"
+
+    found = memory.running_helpers()
+    if found:
+        each = "; ".join(f"pid {h.pid}: {mb(h.resident_mb)} resident" for h in found)
+        return Check("helper memory", True, f"{each} (unused models are let go after "
+                     "answer_model_idle_s and embedder_idle_s seconds)")
+    return Check("helper memory", True, "no helper running (the browser starts it when it "
+                 f"connects); this command: {mb(memory.resident_mb())} resident")

@@ -163,7 +163,7 @@ def _repair(args: argparse.Namespace) -> list:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from ..checks import Check, profile_checks
+    from ..checks import Check, helper_memory_check, profile_checks
 
     checks: list[Check] = _repair(args) if args.repair else []
     try:
@@ -182,6 +182,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from ..install import register
 
     checks += register.doctor_checks()
+    checks.append(helper_memory_check())
     ok = all(c.ok for c in checks)
     human = "\n".join(f"{'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}"
                       + (f"\n      fix: {c.fix}" if c.fix and not c.ok else "") for c in checks)
