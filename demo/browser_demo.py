@@ -4,7 +4,7 @@ Job: register the real host for a throwaway Chromium profile, launch Chromium wi
 built extension, read a slice of the real Python documentation served on 127.0.0.1,
 wait until the host has indexed it, type a search, a question and a follow-up into the
 side panel, print what the person sees (each citation's passage too), and save screenshots
-of the welcome page, the side panel, the popup and the options page.
+of the welcome page, the side panel, the popup and each section of the options page.
 Never: touch the person's own browser profiles or host registration (everything lives
 under the output folder), or fake an answer the host did not give.
 """
@@ -59,6 +59,14 @@ QUESTION = "How do I run a Python program under Windows?"
 FOLLOW_UP = "How do I make Python scripts executable?"
 DWELL_SECONDS = 1  # the demo reads fast; people get 5 s by default
 UI_TIMEOUT_MS = 60_000
+# The sections of the options page (options.html#NAME), each with what shows it filled in.
+OPTIONS_SECTIONS = {
+    "records": "#categories li",
+    "search": "#result-count:enabled",
+    "models": "#model-now",
+    "data": "#storage:not(:empty)",
+    "ai-tools": ".mcp-client",
+}
 ANSWER_TIMEOUT_MS = 300_000  # a small local model on two busy cores can take minutes
 
 
@@ -287,9 +295,9 @@ def demo(browser: RewindBrowser, site: LocalSite, shots: Path, expect: Any) -> i
     show(turn_text(panel, turn))
     panel.screenshot(path=str(shots / "sidepanel-follow-up.png"), full_page=True)
 
-    options = browser.extension_page("options.html", width=900, height=1000)
-    options.wait_for_load_state("load")
-    options.screenshot(path=str(shots / "options.png"), full_page=True)
+    say("the options, one section at a time (options.html#NAME)")
+    for name, path in options_screenshots(browser, shots, expect):
+        show(f"{name}: {path.name}")
 
     say(f"screenshots in {shots}:")
     for shot in sorted(shots.glob("*.png")):
@@ -297,6 +305,23 @@ def demo(browser: RewindBrowser, site: LocalSite, shots: Path, expect: Any) -> i
     say(f"the demo profile's data is kept in {browser.data_dir} ({pages} pages); try:")
     print(f'    REWIND_DATA_DIR={browser.data_dir} .venv/bin/rewind search "{QUERY}"')
     return 0
+
+
+def options_screenshots(browser: RewindBrowser, shots: Path, expect: Any
+                        ) -> list[tuple[str, Path]]:  # fmt: skip
+    """A screenshot of each section of the options page, opened from its address as the
+    popup's and the welcome page's links open it: shots/options-NAME.png."""
+    taken = []
+    for name in OPTIONS_SECTIONS:
+        options = browser.extension_page(f"options.html#{name}", width=1280, height=800)
+        expect(options.locator(f"#pane-{name}")).to_be_visible()
+        expect(options.locator(OPTIONS_SECTIONS[name]).first).to_be_visible(timeout=UI_TIMEOUT_MS)
+        heading = options.locator(f"#pane-{name} h2").inner_text()
+        path = shots / f"options-{name}.png"
+        options.screenshot(path=str(path), full_page=True)
+        taken.append((heading, path))
+        options.close()
+    return taken
 
 
 def main(argv: list[str] | None = None) -> int:
