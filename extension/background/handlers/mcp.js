@@ -2,12 +2,12 @@
  * Actions relayed to the host for the options page's "AI tools (MCP)" section.
  *
  * Job: which AI tools may read the history and what part of it (`mcp_access`,
- * `mcp_set_access`), and the log of what they read (`mcp_log`), passing on only the fields
- * each host request takes.
+ * `mcp_set_access`), and the log of what they read (`mcp_log`), passing on the fields the
+ * page gave (the host checks them: native/mcp_requests.py).
  * Never: send the host a field the page did not give; turn a tool on unless the page asked.
  */
 
-import { pick } from "./relay.js";
+import { fieldsOf } from "./relay.js";
 
 /** @typedef {import("../dispatch.js").Deps} Deps */
 
@@ -18,15 +18,11 @@ export function mcpAccess(deps) {
 
 /** @param {Deps} deps @param {any} msg */
 export function mcpSetAccess(deps, msg) {
-  const fields = pick(msg, ["client", "label", "enabled", "window_days", "llm", "remove"]);
   // Lists are sent as given, empty ones too: an empty list means "every site" / "none".
-  for (const key of ["sites", "not_sites"]) {
-    if (Array.isArray(msg[key])) fields[key] = msg[key].map(String);
-  }
-  return deps.native.request("mcp_set_access", fields);
+  return deps.native.request("mcp_set_access", fieldsOf(msg));
 }
 
 /** @param {Deps} deps @param {any} msg */
 export function mcpLog(deps, msg) {
-  return deps.native.request("mcp_log", pick(msg, ["client", "limit"]));
+  return deps.native.request("mcp_log", fieldsOf(msg));
 }

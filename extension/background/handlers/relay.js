@@ -2,9 +2,12 @@
  * Actions relayed to the host for the extension's pages: search, stats, lists, settings,
  * forgetting, the profiles (which store this browser uses), and the answering models.
  *
- * Job: one named handler per action, each `(deps, msg) => result`, passing on only the
- * fields the host request takes; after a forget or clear, drop what the worker still
- * holds of it (queue items, hashes) and leave a forget mark for copies on their way.
+ * Job: one named handler per action, each `(deps, msg) => result`, passing on the fields
+ * the page gave (`fieldsOf`: its message without the `action` that named the handler); the
+ * host checks them against the request's schema, declared beside its handler
+ * (host/rewind/native/), so no field is listed here again. After a forget or clear, drop
+ * what the worker still holds of it (queue items, hashes) and leave a forget mark for
+ * copies on their way.
  * Never: send the host a field the page did not give, or forget anything not asked for.
  */
 
@@ -14,12 +17,17 @@ import { profileInfo, setProfileId } from "../storage.js";
 
 /** @typedef {import("../dispatch.js").Deps} Deps */
 
-/** @param {object} src @param {string[]} keys */
-export function pick(src, keys) {
+/**
+ * The host request's fields from a page's message: everything the page gave but the
+ * `action` (and what it left empty: undefined, null or ""), for the host to check.
+ * @param {Record<string, unknown>} msg @param {string[]} [not] more keys that are the worker's own
+ * @returns {Record<string, unknown>}
+ */
+export function fieldsOf(msg, not = []) {
   /** @type {Record<string, unknown>} */
   const out = {};
-  for (const k of keys) {
-    const v = /** @type {any} */ (src)[k];
+  for (const [k, v] of Object.entries(msg ?? {})) {
+    if (k === "action" || not.includes(k)) continue;
     if (v !== undefined && v !== null && v !== "") out[k] = v;
   }
   return out;
@@ -27,7 +35,7 @@ export function pick(src, keys) {
 
 /** @param {Deps} deps @param {any} msg */
 export function search(deps, msg) {
-  return deps.native.request("search", pick(msg, ["query", "mode", "limit", "since", "until", "domain"]));
+  return deps.native.request("search", fieldsOf(msg));
 }
 
 /** @param {Deps} deps */
@@ -37,7 +45,7 @@ export function stats(deps) {
 
 /** @param {Deps} deps @param {any} msg */
 export function listPages(deps, msg) {
-  return deps.native.request("list_pages", pick(msg, ["offset", "limit"]));
+  return deps.native.request("list_pages", fieldsOf(msg));
 }
 
 /** @param {Deps} deps */
@@ -52,7 +60,7 @@ export function setHostSettings(deps, msg) {
 
 /** Forget a page, a site or a time range, on the host and in the worker. @param {Deps} deps @param {any} msg */
 export async function forget(deps, msg) {
-  const fields = pick(msg, ["url", "domain", "since", "until"]);
+  const fields = fieldsOf(msg);
   const reply = await deps.native.request("forget", fields);
   const at = Date.now();
   if (typeof fields.url === "string") await deps.indexer.forget({ url: pageKey(fields.url), at });
@@ -73,8 +81,10 @@ export async function forget(deps, msg) {
  * @param {Deps} deps @param {any} msg
  */
 export function reindex(deps, msg) {
-  const fields = pick(msg, ["model", "dim"]);
-  return deps.native.request("reindex", { action: typeof msg.job === "string" ? msg.job : "status", ...fields });
+  return deps.native.request("reindex", {
+    action: typeof msg.job === "string" ? msg.job : "status",
+    ...fieldsOf(msg, ["job"]),
+  });
 }
 
 /** The answering model in use and the one that suits this computer (the options page). @param {Deps} deps */
@@ -84,7 +94,7 @@ export function answerModels(deps) {
 
 /** A piece of a file to import (the options page cuts it). @param {Deps} deps @param {any} msg */
 export function importChunk(deps, msg) {
-  return deps.native.request("import_chunk", pick(msg, ["upload", "offset", "data"]));
+  return deps.native.request("import_chunk", fieldsOf(msg));
 }
 
 /** @param {Deps} deps */
