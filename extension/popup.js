@@ -131,6 +131,9 @@ function render() {
     } else {
       $("f-last").textContent = "nothing yet";
     }
+    // The helper's resident memory now (it lets its models go when unused): "180 MB".
+    const mb = stats?.memory_mb == null ? NaN : Number(stats.memory_mb);
+    $("f-memory").textContent = Number.isFinite(mb) ? `${formatCount(Math.round(mb))} MB` : "–";
     const models = modelsInUse(host.hello?.models, stats);
     $("f-models").replaceChildren(
       ...(models.length

@@ -225,6 +225,10 @@ if (inExtension()) {
 }
 $("search-status").textContent = HINT;
 refreshStatus();
+// The side panel is where people search and ask: the helper loads its models now rather
+// than at the first question (it lets them go when unused). Only here: a waking worker
+// never warms them.
+if (inExtension()) call("warm").catch(() => {});
 $("q").focus();
 // Opened from the address bar ("rw" + words + Enter): search them at once.
 const asked = new URLSearchParams(location.search).get("q");

@@ -37,6 +37,7 @@ export const HANDLERS = Object.freeze({
   // relayed to the host
   search: relay.search,
   stats: relay.stats,
+  warm: relay.warm,
   list_pages: relay.listPages,
   get_settings: relay.getHostSettings,
   set_settings: relay.setHostSettings,

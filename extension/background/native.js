@@ -23,6 +23,7 @@ export const TIMEOUTS = Object.freeze({
   hello: 20_000, // the host loads its store (and maybe models) first
   index_page: 120_000, // the first page waits for the embedding model to load
   ask: 120_000, // between two frames of a streamed answer
+  warm: 120_000, // the models load (a larger answering model takes a while)
   export: 60_000,
   backup: 60_000, // between two frames
   import_backup: 300_000, // the whole file is checked before the first progress frame

@@ -43,6 +43,11 @@ export function stats(deps) {
   return deps.native.request("stats");
 }
 
+/** The side panel opened: the helper loads its models before the first question. @param {Deps} deps */
+export function warm(deps) {
+  return deps.native.request("warm");
+}
+
 /** @param {Deps} deps @param {any} msg */
 export function listPages(deps, msg) {
   return deps.native.request("list_pages", fieldsOf(msg));
