@@ -3,9 +3,9 @@
  *
  * Job: the state of a thread as plain data — each turn's question, streamed then checked
  * answer, sources, citations, state and status line — updated from the ask port's
- * messages (background/ports.js: context, chunk, frame, done, error), and the request a
- * new question sends: a follow-up carries the `thread_id` of the previous answer's final
- * frame, so the host reuses the thread's sources. A host that sends no `thread_id` gets
+ * messages (lib/port-messages.js: context, chunk, frame, done, error), and the start
+ * message a new question sends: a follow-up carries the `thread_id` of the previous
+ * answer's final frame, so the host reuses the thread's sources. A host that sends no `thread_id` gets
  * follow-ups as new questions (still shown in the thread).
  * What streams is checked already: the host sends only whole sentences that passed the
  * citation check, each with its [Source N] tags, so the status says "Checking against
@@ -17,6 +17,7 @@
  */
 
 import { COULD_NOT_FIND, answerParts, closestPages, closestPassage, isCouldNotFind } from "./answer.js";
+import { Msg } from "./port-messages.js";
 
 /**
  * @typedef {"asking"|"answering"|"done"|"stopped"|"failed"} TurnState
@@ -34,6 +35,7 @@ import { COULD_NOT_FIND, answerParts, closestPages, closestPassage, isCouldNotFi
  *   cutOff?: boolean,
  * }} Turn
  * @typedef {{id: string|null, turns: Turn[]}} Thread
+ * @typedef {{type: "start", question: string, include_tab: boolean, thread_id?: string}} AskStart
  */
 
 /** The status line while a turn runs: what streams has passed the check, more may come. */
@@ -70,15 +72,15 @@ export function isRunning(thread) {
 }
 
 /**
- * Add a question to the thread; returns the message for the ask port.
+ * Add a question to the thread; returns the start message for the ask port.
  * @param {Thread} thread @param {string} question @param {{includeTab?: boolean}} [opts]
- * @returns {{type: "ask", question: string, include_tab: boolean, thread_id?: string}}
+ * @returns {AskStart}
  */
 export function ask(thread, question, opts = {}) {
   const asked = question.trim();
   if (!asked) throw new Error("empty question");
-  /** @type {{type: "ask", question: string, include_tab: boolean, thread_id?: string}} */
-  const msg = { type: "ask", question: asked, include_tab: Boolean(opts.includeTab) };
+  /** @type {AskStart} */
+  const msg = { type: Msg.START, question: asked, include_tab: Boolean(opts.includeTab) };
   if (thread.id !== null && thread.turns.length) msg.thread_id = thread.id;
   thread.turns.push({
     question: asked,
@@ -105,25 +107,25 @@ function threadId(id) {
 /**
  * Apply one message of the ask port to the thread's last turn. Returns false when the
  * message changed nothing (no turn running).
- * @param {Thread} thread @param {any} m
+ * @param {Thread} thread @param {any} m a ToPage message (lib/port-messages.js), unchecked
  */
 export function apply(thread, m) {
   const t = lastTurn(thread);
   if (!t || !isRunning(thread) || !m || typeof m !== "object") return false;
-  if (m.type === "context") {
+  if (m.type === Msg.CONTEXT) {
     t.status = m.used_tab
       ? `Using the current tab (“${m.title || "untitled"}”) and your history. ${CHECKING}`
       : `The current tab can't be used (Rewind doesn't record it); using your history. ${CHECKING}`;
-  } else if (m.type === "chunk") {
+  } else if (m.type === Msg.CHUNK) {
     if (typeof m.text !== "string") return false;
     t.answer = joinChunk(t.answer, m.text);
     t.state = "answering";
     // Checked sentences so far; the check goes on until the final frame.
     t.status = CHECKING;
-  } else if (m.type === "frame") {
+  } else if (m.type === Msg.FRAME) {
     if (!Array.isArray(m.frame?.sources)) return false;
     t.sources = m.frame.sources;
-  } else if (m.type === "done") {
+  } else if (m.type === Msg.DONE) {
     const r = m.reply && typeof m.reply === "object" ? m.reply : {};
     if (Array.isArray(r.sources)) t.sources = r.sources;
     t.citations = Array.isArray(r.citations) ? r.citations : [];
@@ -138,7 +140,7 @@ export function apply(thread, m) {
     t.status = typeof r.notice === "string" ? r.notice : "";
     thread.id = threadId(r.thread_id);
     t.threadId = thread.id;
-  } else if (m.type === "error") {
+  } else if (m.type === Msg.ERROR) {
     const e = m.error ?? {};
     t.errorCode = String(e.code ?? "");
     t.state = e.code === "cancelled" ? "stopped" : "failed";

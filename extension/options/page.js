@@ -14,6 +14,7 @@
 
 import { hostBanner } from "../lib/banner.js";
 import { call, connectPort, inExtension } from "../lib/client.js";
+import { Msg } from "../lib/port-messages.js";
 import { DEFAULTS } from "../lib/settings.js";
 
 /** @typedef {import("../lib/settings.js").LocalSettings} LocalSettings */
@@ -113,8 +114,8 @@ export function createPage() {
 
 /**
  * A streamed host request through a worker port ("backup", "export", "import",
- * "pull_model"): frames as they come, then the last frame; `cancel()` closes the port
- * (the worker cancels the host's request).
+ * "pull_model"; lib/port-messages.js): frames as they come, then the reply; `cancel()`, or
+ * this page closing, closes the port (the worker cancels the host's request).
  * @param {string} name @param {Record<string, unknown>} start @param {(frame: any) => void} onFrame
  * @returns {{done: Promise<any>, cancel: () => void}}
  */
@@ -138,11 +139,11 @@ function stream(name, start, onFrame) {
   };
   port.onMessage.addListener((m) => {
     if (settled) return;
-    if (m.type === "frame") onFrame(m.frame);
-    else if (m.type === "done") {
+    if (m.type === Msg.FRAME) onFrame(m.frame);
+    else if (m.type === Msg.DONE) {
       end();
-      resolve(m.frame);
-    } else if (m.type === "error") {
+      resolve(m.reply);
+    } else if (m.type === Msg.ERROR) {
       end();
       reject(m.error);
     }
@@ -152,7 +153,7 @@ function stream(name, start, onFrame) {
     settled = true;
     reject({ code: "disconnected", message: "Rewind's helper went away before it finished." });
   });
-  port.postMessage({ type: "start", ...start });
+  port.postMessage({ type: Msg.START, ...start });
   return {
     done,
     cancel() {

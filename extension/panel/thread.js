@@ -12,6 +12,7 @@
  */
 
 import { connectPort } from "../lib/client.js";
+import { Msg, isEnd } from "../lib/port-messages.js";
 import { h } from "../lib/dom.js";
 import { announcement, apply, ask, askAgain, isRunning, lastTurn, newThread, stop } from "../lib/thread.js";
 import { answerBody, closestBody, closestList, sourceList } from "./answer.js";
@@ -98,7 +99,7 @@ export function createThread(els, hooks) {
     }
   }
 
-  /** @param {{type: "ask", question: string, include_tab: boolean, thread_id?: string}} msg */
+  /** @param {import("../lib/thread.js").AskStart} msg */
   function send(msg) {
     const p = connectPort("ask");
     if (!p) {
@@ -110,8 +111,8 @@ export function createThread(els, hooks) {
     p.onMessage.addListener((m) => {
       if (p !== port) return; // a stopped answer's late frames
       if (!apply(thread, m)) return;
-      if (m.type === "done" || m.type === "error") closePort();
-      if (m.type === "error" && ["host_missing", "host_forbidden"].includes(m.error?.code)) hooks.onHostError();
+      if (isEnd(m)) closePort();
+      if (m.type === Msg.ERROR && ["host_missing", "host_forbidden"].includes(m.error?.code)) hooks.onHostError();
       render();
     });
     p.onDisconnect.addListener(() => {
@@ -127,7 +128,7 @@ export function createThread(els, hooks) {
   function stopAnswer(announce) {
     if (port) {
       try {
-        port.postMessage({ type: "stop" });
+        port.postMessage({ type: Msg.STOP });
       } catch {
         // the worker cancels on disconnect as well
       }

@@ -14,7 +14,7 @@ function answer(thread, /** @type {any} */ reply, chunks = ["Streamed ", "words"
 test("a question streams in, then the checked answer replaces it", () => {
   const t = newThread();
   const msg = ask(t, "  Why use a venv?  ");
-  assert.deepEqual(msg, { type: "ask", question: "Why use a venv?", include_tab: false });
+  assert.deepEqual(msg, { type: "start", question: "Why use a venv?", include_tab: false });
   assert.ok(isRunning(t));
   assert.equal(lastTurn(t)?.status, CHECKING);
   apply(t, { type: "chunk", text: "To keep " });
@@ -42,7 +42,7 @@ test("a follow-up carries the thread_id of the previous answer's final frame", (
   assert.equal(ask(t, "First?").thread_id, undefined, "a new thread has no id");
   answer(t, { answer: "One [Source 1].", supported: true, sources: SOURCES, thread_id: "th-1" });
   const second = ask(t, "And then?", { includeTab: true });
-  assert.deepEqual(second, { type: "ask", question: "And then?", include_tab: true, thread_id: "th-1" });
+  assert.deepEqual(second, { type: "start", question: "And then?", include_tab: true, thread_id: "th-1" });
   answer(t, { answer: "Two [Source 1].", supported: true, sources: SOURCES, thread_id: "th-2" });
   assert.equal(ask(t, "Third?").thread_id, "th-2");
   assert.deepEqual(t.turns.map((x) => x.question), ["First?", "And then?", "Third?"]);
@@ -146,7 +146,7 @@ test("an answer cut off (the worker or helper went away) may be asked again; a s
   assert.ok(stop(t, "The answer was cut off.", { cutOff: true }));
   assert.equal(lastTurn(t)?.answer, "The bowline", "what streamed stays");
   const msg = askAgain(t, { includeTab: true });
-  assert.deepEqual(msg, { type: "ask", question: "which knot holds?", include_tab: true });
+  assert.deepEqual(msg, { type: "start", question: "which knot holds?", include_tab: true });
   assert.equal(t.turns.length, 1, "in the cut-off turn's place");
   assert.equal(lastTurn(t)?.state, "asking");
   assert.ok(stop(t, "Stopped."));

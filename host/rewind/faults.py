@@ -10,8 +10,11 @@ vector_snapshot (index/derived/vector_file.py: a new snapshot written and synced
 renamed), vector_compaction (the same moment when a snapshot folds its delta in:
 index/derived/vectors.py), store_compact (index/store/store.py: before the VACUUM that
 rewrites the store, as when a plaintext store has just been sealed).
+export_batch (native/handlers.py: before each batch of pages an export reads).
 With $REWIND_FAULT_KIND=enospc the point raises "No space left on device" instead: a full
-disk at exactly that write (tests/test_faults_disk.py).
+disk at exactly that write (tests/test_faults_disk.py); with $REWIND_FAULT_KIND=slow it waits
+$REWIND_FAULT_SLOW_S seconds (default 3) and goes on: a request slow enough for a test to act
+while it runs (tests/browser/test_browser_ports.py closes the page an export streams to).
 Never set $REWIND_FAULT outside tests.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import time
 
 
 def hit(name: str, subject: str = "") -> None:
@@ -29,4 +33,7 @@ def hit(name: str, subject: str = "") -> None:
         return
     if os.environ.get("REWIND_FAULT_KIND") == "enospc":
         raise OSError(errno.ENOSPC, f"No space left on device (injected at {name})")
+    if os.environ.get("REWIND_FAULT_KIND") == "slow":
+        time.sleep(float(os.environ.get("REWIND_FAULT_SLOW_S", "3")))
+        return
     os.kill(os.getpid(), signal.SIGKILL)

@@ -13,14 +13,9 @@ import { hostMatches, pageKey, siteOfUrl } from "../../lib/rules.js";
 import { refusal } from "../gate.js";
 import { verdictFor } from "../pages.js";
 import { getSettings, profileInfo } from "../storage.js";
+import { frontTab } from "../tabs.js";
 
 /** @typedef {import("../dispatch.js").Deps} Deps */
-
-/** The tab the person is looking at (the side panel's window is the last focused). */
-export async function frontTab() {
-  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
-  return tab ?? null;
-}
 
 /** @param {Deps} deps @param {any} msg */
 export async function status(deps, msg) {
