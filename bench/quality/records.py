@@ -1,26 +1,25 @@
 """Does the content check keep a person's record out in any layout and language, and keep the
-article about it? Issue 37's evaluation, on pages generated apart from the check's rules.
+article about it? The evaluation of the check on pages generated apart from its rules.
 
 Job: generate the record pages (bench/common/record_pages.py: private records and articles on
 the same topics, ten languages, ten categories, three layouts — plain heading and
-paragraphs, a signed-in app screen, a table — from the "tune" kits and the two held-out
-parts' kits, "heldout" (written before any result was looked at) and "fresh" (written later
-by an author who had not seen the check or its results)) and report, as the host checks them
-(personal data masked first):
+paragraphs, a signed-in app screen, a table) from the kits of each part — the parts the
+shipped model is fitted on (record_pages.FIT_PARTS: "tune", and "dev", first written as a
+held-out part) and the held-out part (record_pages.HELD_OUT: "fresh", written by an author
+who had not seen the check or its results) — and report, as the host checks them (personal
+data masked first):
 - the model shipped before the records evaluation (sensitive_baseline.json beside this
-  file) and the model
-  shipped now, on both parts, by layout, language and category;
+  file) and the model shipped now, on every part, by layout;
 - leave one language out and leave one category out with the shipped recipe and features
-  (bench/quality/sensitive.fit) plus the tune pages — a candidate, not what is shipped:
-  fitted on the labelled pages and the tune pages of the other languages (categories) and
-  the real "fit" sources, tested on the held-out pages (each held-out part apart) of
-  the language (category) left out — private pages stored / held / refused, articles
-  recorded / held / refused per fold;
+  (bench/quality/sensitive.fit): fitted on the labelled pages, the fit parts' pages and the
+  real "fit" sources without that language (category); tested on the held-out pages of the
+  language (category) left out, and on the fit parts' pages of it (the fit parts
+  cross-validated) — private pages stored / held / refused, articles recorded / held /
+  refused per fold;
 and write the `records` section of docs/benchmarks.md (command, commit, date, load).
 
-Never: fit on a held-out page (the held-out parts, record_pages.HELD_OUT, are only ever
-tested on), tune a threshold here, or read anything but the kits, the labelled pages, the
-real fit sources and the models.
+Never: fit on a held-out page, tune a threshold here, or read anything but the kits, the
+labelled pages, the real fit sources and the models.
 
 Run: .venv/bin/python -m bench.quality.records [--no-write]
 """
@@ -121,28 +120,25 @@ def real_fit_windows() -> np.ndarray:
 
 
 def folds(key: Callable[[Page], str], labelled: Sequence[Page], lab_x: np.ndarray,
-          lab_plain: np.ndarray, tune: Sequence[Page], tune_x: np.ndarray,
-          tune_plain: np.ndarray, held: Sequence[Page], held_x: np.ndarray,
-          fresh: Sequence[Page], fresh_x: np.ndarray,
-          real: np.ndarray, prefix: str) -> tuple[Tally, Tally, Tally]:
-    """One fit per group: without that group's labelled and tune pages; tested on that
-    group's held-out pages (first tally), its tune pages (second) and its pages of the
-    second held-out part, "fresh" (third)."""
-    t_held, t_tune, t_fresh = Tally(), Tally(), Tally()
-    train_pages = [*labelled, *tune]
-    x = np.vstack([lab_x, tune_x])
-    plain = np.vstack([lab_plain, tune_plain])
+          lab_plain: np.ndarray, fit: Sequence[Page], fit_x: np.ndarray,
+          fit_plain: np.ndarray, held: Sequence[Page], held_x: np.ndarray,
+          real: np.ndarray, prefix: str) -> tuple[Tally, Tally]:
+    """One fit per group: without that group's labelled and fit-part pages; tested on that
+    group's held-out pages (first tally) and its fit-part pages (second)."""
+    t_held, t_fit = Tally(), Tally()
+    train_pages = [*labelled, *fit]
+    x = np.vstack([lab_x, fit_x])
+    plain = np.vstack([lab_plain, fit_plain])
     y = np.array([p.sensitive for p in train_pages])
     for g in sorted({key(p) for p in held}):
         train = np.flatnonzero([key(p) != g for p in train_pages])
         model = bench_sensitive.fit(x[train], y[train], real, plain[train])
-        for pages, px, t in ((held, held_x, t_held), (tune, tune_x, t_tune),
-                             (fresh, fresh_x, t_fresh)):
+        for pages, px, t in ((held, held_x, t_held), (fit, fit_x, t_fit)):
             idx = [i for i, p in enumerate(pages) if key(p) == g]
             for i, a in zip(idx, actions(model, px[idx]), strict=True):
                 t.add((f"{prefix} {g}", f"layout {record_pages.layout_of(pages[i])}"),
                       pages[i], a)
-    return t_held, t_tune, t_fresh
+    return t_held, t_fit
 
 
 def fold_table(title: str, t: Tally, prefix: str) -> str:
@@ -171,34 +167,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     started = time.monotonic()
     load = os.getloadavg()
-    tune, held = record_pages.generate("tune"), record_pages.generate("heldout")
-    fresh = record_pages.generate("fresh")
+    parts = {part: record_pages.generate(part) for part in record_pages.PARTS}
+    fit = [p for part in record_pages.FIT_PARTS for p in parts[part]]
+    held = [p for part in record_pages.HELD_OUT for p in parts[part]]
     labelled = bench_sensitive.load_labelled()
-    tune_x, tune_plain = matrices(tune)
+    fit_x, fit_plain = matrices(fit)
     held_x, _ = matrices(held)
-    fresh_x, _ = matrices(fresh)
     lab_x, lab_plain = matrices(labelled)
     baseline = sensitive.Model.from_dict(json.loads(BASELINE.read_text("utf-8"))["model"])
     shipped = sensitive.ContentCheck().model
     print("reading the real fit sources...", file=sys.stderr, flush=True)
     real = real_fit_windows()
-    args_common = (labelled, lab_x, lab_plain, tune, tune_x, tune_plain, held, held_x, fresh,
-                   fresh_x, real)
-    lolo_held, lolo_tune, lolo_fresh = folds(lambda p: p.lang, *args_common, "language")
-    loco_held, loco_tune, loco_fresh = folds(lambda p: p.category, *args_common, "category")
+    args_common = (labelled, lab_x, lab_plain, fit, fit_x, fit_plain, held, held_x, real)
+    lolo_held, lolo_fit = folds(lambda p: p.lang, *args_common, "language")
+    loco_held, loco_fit = folds(lambda p: p.category, *args_common, "category")
 
     def overview(name: str, model: sensitive.Model) -> list[list[str]]:
         out = []
-        for part, pages, x in (("tune", tune, tune_x), ("held-out", held, held_x),
-                               ("fresh (held-out)", fresh, fresh_x)):
-            t = tally_model(model, pages, x)
-            out += [[name, part, layout, *t.row(f"layout {layout}")]
+        for part, pages in parts.items():
+            label = f"{part} (held-out)" if part in record_pages.HELD_OUT else part
+            t = tally_model(model, pages, matrices(pages)[0])
+            out += [[name, label, layout, *t.row(f"layout {layout}")]
                     for layout in record_pages.LAYOUTS]
-            out.append([name, part, "**all**", *t.row("all")])
+            out.append([name, label, "**all**", *t.row("all")])
         return out
 
     base_held = tally_model(baseline, held, held_x)
-    n_private = sum(p.sensitive for p in tune + held + fresh)
+    total = sum(len(v) for v in parts.values())
+    n_private = sum(p.sensitive for v in parts.values() for p in v)
     lines = [
         "## Private records in any layout (bench/quality/records.py)",
         "",
@@ -207,33 +203,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{time.monotonic() - started:.0f} s",
         "",
         f"Generated pages (bench/common/record_pages.py from tests/data/record_pages/): "
-        f"{len(tune) + len(held) + len(fresh)} — {n_private} private records and "
-        f"{len(tune) + len(held) + len(fresh) - n_private} articles on the same topics, "
-        f"{len({p.lang for p in held})} languages x {len({p.category for p in held})} "
+        f"{total} — {n_private} private records and {total - n_private} articles on the same "
+        f"topics, {len({p.lang for p in held})} languages x {len({p.category for p in held})} "
         "categories x 3 layouts (plain: a heading and paragraphs, no menu or sign-out; app: "
         "a signed-in screen; table: label and value cells), on hostnames no rule list holds. "
-        f"**Held-out part** ({len(held)} pages): its kits "
-        "(tests/data/record_pages/heldout/) were written and committed before any result was "
-        "looked at, with other record types and writing habits than the tune kits (a "
-        "discharge letter, a card statement, an annual pay summary, a family group chat, "
-        "first-person notes; news and Q&A articles with made-up example people); it is never "
-        "fitted on, and nothing was changed after looking at its pages. **Fresh part**, a "
-        f"second held-out part ({len(fresh)} pages, tests/data/record_pages/fresh/): written "
-        "later by an author who had not seen the check or its results, with other countries' "
-        "records (Australia, Austria, Argentina, Quebec, Flanders...) and other habits (third-"
-        "person records without a second-person pronoun, diaries, transcripts, forwarded "
-        "threads; articles with real people and dates, worked examples, forum questions); "
-        "never fitted on either. The tune part "
-        f"({len(tune)} pages) is fitted on only in the folds below (the shipped model is not). "
-        "A private page counts as right only when refused; an article only when recorded.",
+        f"**Held-out part, `fresh`** ({len(held)} pages, tests/data/record_pages/fresh/): "
+        "written by an author who had not seen the check, its features or its results, with "
+        "other countries' records (Australia, Austria, Argentina, Quebec, Flanders...) and "
+        "other habits (third-person records without a second-person pronoun, diaries, "
+        "transcripts, forwarded threads; articles with real people and dates, worked "
+        "examples, forum questions, glossaries); committed before the check was run on it, "
+        "never fitted on, and run once with the model shipped here. **Fit parts** "
+        f"({len(fit)} pages): `tune`, and `dev`, which was written as a held-out part before "
+        "any result was looked at; its results and the pages the check got wrong were then "
+        "read while the check's features were developed, so it is fitted on now and its "
+        "figures below are not a held-out result. A private page counts as right only when "
+        "refused; an article only when recorded.",
         "",
         report.table(["model", "part", "layout", *HEADER],
                      overview("baseline (before the records)", baseline)
                      + overview("shipped now", shipped)),
         "",
         "Leave one language out, the **held-out** part (the shipped features and recipe, "
-        "fitted on the labelled pages and — unlike the shipped model — the tune pages, of the "
-        "other nine languages; tested on the held-out pages of the one left out):",
+        "fitted on the labelled pages and the fit parts' pages of the other nine languages; "
+        "tested on the held-out pages of the one left out):",
         "",
         fold_table("language left out", lolo_held, "language"),
         "",
@@ -241,30 +234,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "",
         fold_table("category left out", loco_held, "category"),
         "",
-        "The same folds tested on the **fresh** held-out part (language left out, then "
-        "category left out):",
-        "",
-        fold_table("language left out", lolo_fresh, "language"),
-        "",
-        fold_table("category left out", loco_fresh, "category"),
-        "",
-        "The same folds tested on the tune pages of the group left out (the tune part "
+        "The same folds tested on the fit parts' pages of the group left out (the fit parts "
         "cross-validated):",
         "",
-        report.table(["folds, tune part", *HEADER],
-                     [["leave one language out", *lolo_tune.row("all")],
-                      ["leave one category out", *loco_tune.row("all")]]),
+        report.table(["folds, fit parts", *HEADER],
+                     [["leave one language out", *lolo_fit.row("all")],
+                      ["leave one category out", *loco_fit.row("all")]]),
         "",
-        "The baseline model (which never saw any generated page): the "
-        "held-out part by language: " + "; ".join(
+        "The baseline model (which never saw any generated page) on the held-out part, by "
+        "language: " + "; ".join(
             f"{g.split(' ', 1)[1]} stored {base_held.row(g)[1]}, held {base_held.row(g)[2]}"
             for g in base_held.groups("language ")) + ".",
         "",
         "Held-out pages wrong most often across the language folds: " + (", ".join(
             k for k, _ in lolo_held.wrong.most_common(15)) or "none") + ".",
-        "",
-        "Fresh pages wrong most often across the language folds: " + (", ".join(
-            k for k, _ in lolo_fresh.wrong.most_common(15)) or "none") + ".",
         "",
         "Targets, on the held-out folds: private stored 0 %, held <= 5 %; articles "
         "held or refused <= 1 %.",

@@ -42,17 +42,19 @@ from rewind.capture.page_signals import PageSignals
 from rewind.capture.policy_file import load_policy
 from rewind.capture.redact import redact
 
-from bench.common import labelled_pages, real_pages, report
+from bench.common import labelled_pages, real_pages, record_pages, report
 from bench.common.labelled_pages import Page
 from bench.quality.sensitive_report import _ms, _pct, report_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "host" / "rewind" / "capture" / "sensitive.json"
 MODEL = "all-minilm-l6-v2-int8"
-# Fixed before looking at any held-out source or split: the L2 penalty, the weight of the
-# real pages (all of them together weigh REAL_WEIGHT times the labelled articles), and the
-# two thresholds (a page at or above HOLD is held, at or above REFUSE refused).
-L2, REAL_WEIGHT = 1.0, 3.0
+# Fixed before looking at any held-out source or split: the weight of the real pages (all of
+# them together weigh REAL_WEIGHT times the labelled articles) and the two thresholds (a page
+# at or above HOLD is held, at or above REFUSE refused). The L2 penalty went from 1 to 3 when
+# the check learned to read particulars in prose, chosen on the record pages' fit parts left
+# out one language at a time: as few private pages stored, fewer articles held or refused.
+L2, REAL_WEIGHT = 3.0, 3.0
 HOLD, REFUSE = 0.25, 0.6
 ACTIONS = ("record", "hold", "refuse")
 
@@ -63,10 +65,11 @@ def load_labelled() -> list[Page]:
 
 
 def load_pages() -> list[Page]:
-    """What the shipped model is fitted on: the labelled pages. (bench/quality/records.py
-    measures the recipe with the tune part of the generated record pages added; the held-out
-    part is never fitted on.)"""
-    return load_labelled()
+    """What the shipped model is fitted on: the labelled pages and the generated record pages
+    of the parts that may be fitted on (bench/common/record_pages.FIT_PARTS; the held-out
+    parts never are)."""
+    return [*load_labelled(), *(p for part in record_pages.FIT_PARTS
+                                for p in record_pages.generate(part))]
 
 
 def as_host(page: Page) -> Page:
@@ -81,8 +84,9 @@ def page_matrix(pages: Sequence[Page], lex: Lexicon | None = None,
     lex = lex or lexicon()
     rows = []
     for p in pages:
-        counts = cf.page_counts(p.title, p.passages, lex).sum(axis=0)[None, :]
         sig = PageSignals.from_dict(p.signals) if signals else None
+        counts = cf.page_counts(p.title, p.passages, lex, sig.lang if sig else "").sum(
+            axis=0)[None, :]
         rows.append(sensitive.window_matrix(counts, sig, lex)[0])
     return np.array(rows)
 

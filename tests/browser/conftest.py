@@ -19,6 +19,7 @@ import pytest
 from capture_pages import write_named_sites
 from playwright.sync_api import expect
 from site_pages import write_site
+from support.plain_records import pages as plain_record_pages
 from support.private_pages import pages as private_pages
 from support.requirement import missing
 
@@ -75,9 +76,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSite]:
 @pytest.fixture(scope="session")
 def named_sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamedSites]:
     """The capture pages under real host names over HTTPS (capture_pages.py, and the content
-    check's support/private_pages.py); browsers reach them with `named_sites.chromium_args()`."""
+    check's support/private_pages.py and support/plain_records.py); browsers reach them with
+    `named_sites.chromium_args()`."""
     root = tmp_path_factory.mktemp("named")
-    write_named_sites(root / "www", extra=private_pages())
+    write_named_sites(root / "www", extra=private_pages() + plain_record_pages())
     try:
         served = NamedSites(root / "www", root / "tls")
     except SiteError as exc:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from capture_pages import ARTICLES as POLICY_ARTICLES
+from judging import drop_held, raw_bytes, read_until_judged, site, verdict
 from playwright.sync_api import expect
 from rewind.capture.policy import Rules, classify_url
 from rewind.capture.policy_file import load_policy
@@ -48,34 +49,9 @@ def browser(launch, named_sites, clock_file) -> RewindBrowser:
     return b
 
 
-def verdict(browser: RewindBrowser, url: str) -> dict | None:
-    """What the worker remembers of why a URL was not recorded (pages.js)."""
-    return browser.evaluate(
-        "u => chrome.storage.local.get('page_verdicts').then(g => (g.page_verdicts || {})[u]"
-        " || null)", url)
-
-
-def read_until_judged(browser: RewindBrowser, tab, url: str, timeout: float = 90) -> dict:
-    """Read a page until the host has judged it: refused (`host`) or held (`held`)."""
-    browser.read(tab, url)
-    key = tab.url.split("#")[0]
-    return wait_until(lambda: (v := verdict(browser, key)) and v["by"] in ("host", "held")
-                      and v, timeout, f"the host to judge {url}", interval=0.25)
-
-
-def site(url: str) -> str:
-    return url.split("/")[2]
-
-
 def held_files(browser: RewindBrowser) -> list[Path]:
     folder = browser.data_dir / "held"
     return sorted(folder.iterdir()) if folder.is_dir() else []
-
-
-def raw_bytes(browser: RewindBrowser) -> bytes:
-    """Every byte the host keeps: the store and its WAL, the text index, the vector files,
-    the holding area, the audit log."""
-    return b"".join(p.read_bytes() for p in browser.data_dir.rglob("*") if p.is_file())
 
 
 def test_the_private_pages_are_on_hostnames_no_rule_list_holds():
@@ -111,10 +87,7 @@ def test_private_pages_of_every_category_never_reach_the_store(browser):
     log = (browser.data_dir / "audit.log").read_text(encoding="utf-8")
     assert not any(s.mark in log or s.title in log for s in PRIVATE)
     for url in held:  # not left waiting for the next tests
-        [page] = [h for h in browser.evaluate("globalThis.__rewind.action('held_list')")["held"]
-                  if site(h["url"]) == site(url)]
-        browser.evaluate("([id, u]) => globalThis.__rewind.action('held_decide', "
-                         "{id, keep: false, url: u})", [page["id"], url])
+        drop_held(browser, url)
 
 
 def test_articles_about_every_topic_are_recorded(browser):

@@ -140,3 +140,17 @@ def test_feature_matrix_is_features_in_order():
     as_dict = cf.features(row)
     assert list(as_dict) == list(cf.FEATURES)
     assert np.allclose(cf.feature_matrix(row)[0], [as_dict[k] for k in cf.FEATURES])
+
+
+def test_who_a_text_speaks_to_counts_in_the_pages_own_language():
+    def words(text: str, lang: str = "") -> tuple[int, int, int]:
+        row = cf.page_counts("", [text], lang=lang).sum(axis=0)
+        at = {k: i for i, k in enumerate(cf.COUNTS)}
+        return tuple(int(row[at[k]]) for k in ("address_words", "self_words", "framing_words"))
+
+    # "je" is French "I" and Dutch "you"; "du" is French "of the" and no German address
+    assert words("Je pense que tu as raison, par exemple.", "fr") == (1, 1, 1)
+    assert words("Je hebt gelijk, bijvoorbeeld.", "nl") == (1, 0, 1)
+    assert words("Je hebt gelijk.") == (1, 1, 0)  # no declared language: every language
+    assert words("Le fossile du Jurassique, daté de 150 Ma.", "fr") == (0, 0, 0)
+    assert words("You will find it on my page.", "en-GB") == (1, 1, 0)

@@ -62,3 +62,37 @@ def test_masked_numbers_in_several_languages():
     assert pat.masked_numbers(low("借记卡 尾号 4471")) == 1
     assert pat.masked_numbers(low("Visa endet auf 5521")) == 1
     assert pat.masked_numbers(low("In 2024 we sold 4471 bikes")) == 0
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    # amount to the cent or not round, full date, long number, dose, message stamp
+    ("your balance of $3,218.44 as of 11/04/2025", (1, 1, 0, 0, 0)),
+    ("支払金額 ¥43,332、社員番号 346737494", (1, 0, 1, 0, 0)),
+    ("metformin 1000 mg 1-0-1, hba1c 7,4 %, ldl 172 mg/dl", (0, 0, 0, 3, 0)),
+    ("anna kowalski, 18:09: not really.", (0, 0, 0, 0, 1)),
+    ("小林 大輔 11:50:お母さん手術終わったよ", (0, 0, 0, 0, 1)),
+])
+def test_a_persons_particulars_in_prose(line, expected):
+    assert pat.particulars(line) == expected
+
+
+@pytest.mark.parametrize("line", [
+    "this page last modified on 2022-01-20 20:38:08 utc",  # a machine's date and stamp
+    "about 1,800 € a month in tax class i, or $1,500 gross",  # round figures
+    "python 3.11.7 was released with 2.5 times faster startup",
+    "meet at 10:30 in room 4",  # a clock time is counted as a time, not a particular
+])
+def test_what_is_no_particular(line):
+    assert pat.particulars(line) == (0, 0, 0, 0, 0)
+
+
+def test_clock_times_are_as_people_write_them():
+    assert pat.TIME.findall("seen 13:35, sent 9:05 pm") == ["13:35", "9:05 pm"]
+    assert pat.TIME.findall("last updated 11:07:41 +0100") == []
+
+
+@pytest.mark.parametrize(("line", "relative"), [
+    ("vor 3 stunden", True), ("il y a 4 h", True), ("hace 2 días", True), ("3 giorni fa", True),
+    ("il y a 150 ma", False), ("ha 3 figli", False)])
+def test_relative_times_need_a_unit_of_time(line, relative):
+    assert bool(pat.RELATIVE.search(line)) is relative

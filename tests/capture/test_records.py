@@ -1,9 +1,9 @@
-"""Issue 37 on the host: a person's record in plain article layout (a heading and paragraphs,
-no menu, no sign-out) is refused in English, German and French, an article on the same topic
-is recorded, a borderline note is held (tests/support/plain_records.py, never fitted on); and the
-generated evaluation (bench/common/record_pages.py) is what bench/quality/records.py says:
-ten languages, ten categories, three layouts, hostnames no rule list holds, two held-out parts
-("heldout", "fresh") the shipped model was never fitted on."""
+"""Private records on the host: a person's record in plain article layout (a heading and
+paragraphs, no menu, no sign-out) is refused in English, German and French, an article on the
+same topic is recorded (tests/support/plain_records.py, never fitted on); and the generated
+evaluation (bench/common/record_pages.py) is what bench/quality/records.py says: ten
+languages, ten categories, three layouts, hostnames no rule list holds, a held-out part
+("fresh") the shipped model was never fitted on."""
 
 from collections import Counter
 
@@ -13,7 +13,7 @@ from rewind.capture.page_signals import PageSignals
 from rewind.capture.policy import Rules, classify_url
 from rewind.capture.policy_file import load_policy
 from rewind.capture.redact import redact
-from support.plain_records import ARTICLES, BORDERLINE, PRIVATE
+from support.plain_records import ARTICLES, PRIVATE
 
 from bench.common import record_pages
 from bench.quality.sensitive import load_pages
@@ -29,7 +29,7 @@ def judge(page) -> sensitive.Judgement:
 
 def test_the_plain_pages_are_on_hostnames_no_rule_list_holds():
     rules = Rules(load_policy())
-    for p in PRIVATE + ARTICLES + BORDERLINE:
+    for p in PRIVATE + ARTICLES:
         assert classify_url(p.url, rules) is None, p.url
     have = {(p.lang, p.category) for p in PRIVATE}
     assert {(lang, cat) for lang in ("en", "de", "fr")
@@ -54,9 +54,18 @@ def test_the_evaluation_has_ten_languages_ten_categories_three_layouts():
         assert not [p.url for p in pages if classify_url(p.url, rules)]
 
 
-def test_the_generator_is_seeded_and_the_held_out_parts_are_never_fitted_on():
-    assert set(record_pages.HELD_OUT) == {"heldout", "fresh"} <= set(record_pages.PARTS)
-    for part in record_pages.HELD_OUT:
+def test_the_generator_is_seeded_and_the_held_out_part_is_never_fitted_on():
+    assert record_pages.HELD_OUT == ("fresh",)
+    assert set(record_pages.HELD_OUT).isdisjoint(record_pages.FIT_PARTS)
+    assert set(record_pages.PARTS) == {*record_pages.HELD_OUT, *record_pages.FIT_PARTS}
+    for part in record_pages.PARTS:
         assert record_pages.generate(part) == record_pages.generate(part)
-    held_out = tuple(f"{part}-" for part in record_pages.HELD_OUT)
-    assert not any(p.id.startswith((*held_out, "tune-")) for p in load_pages())
+    fitted = Counter(p.id.split("-", 1)[0] for p in load_pages())
+    assert not fitted.keys() & set(record_pages.HELD_OUT)
+    assert all(fitted[part] == 600 for part in record_pages.FIT_PARTS), fitted
+
+
+@pytest.mark.parametrize("page", PRIVATE, ids=[p.mark for p in PRIVATE])
+def test_a_record_in_plain_layout_is_refused(page):
+    j = judge(page)
+    assert j.action == "refuse", (j.action, round(j.probability, 3))

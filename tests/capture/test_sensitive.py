@@ -12,7 +12,7 @@ from rewind.capture import sensitive
 from rewind.capture.page_signals import PageSignals
 from rewind.capture.policy_file import load_policy
 from rewind.capture.redact import redact
-from support.private_pages import ARTICLES, BORDERLINE, PRIVATE
+from support.private_pages import ARTICLES, BORDERLINE, JOURNALS, PRIVATE
 from support.requirement import missing
 
 from bench.common import real_pages
@@ -34,7 +34,7 @@ CHECK = sensitive.ContentCheck()
 # Real pages the shipped model may hold or refuse: the bound is the count measured by
 # bench/quality/sensitive.py (docs/benchmarks.md, `bench:sensitive`), which names each page.
 MAX_NOT_RECORDED = {("python-docs", "file"): 0, ("python-docs", "browser"): 0,
-                    ("wiki-es", "browser"): 0, ("wiki-fr", "browser"): 0}
+                    ("wiki-es", "browser"): 2, ("wiki-fr", "browser"): 0}
 
 
 def judge(page) -> sensitive.Judgement:
@@ -96,10 +96,15 @@ def test_an_article_about_the_topic_is_recorded(article):
     assert j.action == "record", round(j.probability, 3)
 
 
-@pytest.mark.parametrize("screen", BORDERLINE, ids=[s.lang for s in BORDERLINE])
-def test_a_borderline_page_is_held(screen):
-    j = judge(screen)
-    assert j.action == "hold", round(j.probability, 3)
+@pytest.mark.parametrize("lang", sorted(JOURNALS))
+def test_a_journal_entry_is_refused_while_short_then_held(lang):
+    """The greeting and the sign-out say private, ordinary prose says not: the check refuses
+    the short entry and is unsure of (holds) the long one, and nothing in between is
+    recorded."""
+    actions = [judge(s).action for s in JOURNALS[lang]]
+    assert actions[0] == "refuse" and actions[-1] == "hold", actions
+    assert "record" not in actions, actions
+    assert lang in {s.lang for s in BORDERLINE}
 
 
 @pytest.mark.slow
@@ -149,7 +154,8 @@ def test_the_verdict_names_the_category_and_its_reasons():
                     PageSignals.from_dict({"controls": ["Übersicht", "Abmelden"]}))
     assert v.category == "finance" and not v.hold
     assert v.why == "looks like a bank, payment or investment account"
-    assert v.rule.startswith("content ") and "ledger_lines" in v.rule
+    assert v.rule.startswith("content ")
+    assert {"ledger_lines", "particulars"} & set(v.rule.split(": ", 1)[1].split(", ")), v.rule
 
 
 def test_a_category_the_person_switched_off_is_recorded():

@@ -1,12 +1,12 @@
 """A person's records in plain article layout — a heading and paragraphs, no menu, no sign-out,
 no form or table — on hostnames no rule list holds, in English, German and French (health,
-bank, payroll, messaging); articles on the same topics in the same layout; and a borderline
-page. Such records were recorded by the content check. For tests/capture/test_records.py
-(the host's check) and bench/quality/records.py.
+bank, payroll, messaging); and articles on the same topics in the same layout. Such records
+were recorded by the content check before it read a page's particulars in prose. For
+tests/capture/test_records.py (the host's check) and tests/browser/test_capture_records.py.
 
 Written for these tests, never fitted on (the check is fitted on tests/data/sensitive_pages/
-and the tune part of tests/data/record_pages/). Each page has a made-up word (`mark`) found
-nowhere else, so a test can ask whether any of it was stored.
+and the tune and dev parts of tests/data/record_pages/). Each page has a made-up word (`mark`)
+found nowhere else, so a test can ask whether any of it was stored.
 """
 
 from __future__ import annotations
@@ -161,17 +161,6 @@ ARTICLES: list[Plain] = [
            "La plupart des patients vont mieux en quelques mois.")),
 ]
 
-# A personal note with nothing decisive in it (no diagnosis, balance or pay): unsure, held.
-BORDERLINE: list[Plain] = [
-    Plain("private", "en", "https://journal.willowmere-home.net/2025/11/05",
-          "Wednesday 5 November", "journwillq",
-          ("Long day. I talked to my sister on the phone about moving Dad into the care home "
-           "in March; I think he is lonelier than he says.",
-           "I keep putting off my visit because of work, and I feel bad about it every time "
-           "we talk.")),
-]
-
-
 def pages() -> list[Any]:
     """Every page of this module, to be served (capture_pages.Page)."""
-    return [p.page() for p in [*PRIVATE, *ARTICLES, *BORDERLINE]]
+    return [p.page() for p in [*PRIVATE, *ARTICLES]]

@@ -38,12 +38,18 @@ BASE_COUNTS = (
     "number_lines",
     "strong_pii", "personal_fields", "masked_numbers", "emails", "phones", "secrets",
     "ledger_lines", "times", "ui_phrases", "file_lines", "dose_lines", "result_lines",
-    "crypto_lines", "greetings", "signout_words", "signin_words", "account_words")
+    "crypto_lines", "greetings", "signout_words", "signin_words", "account_words",
+    "address_words", "self_words", "framing_words", *pat.PARTICULARS)
 RATES = ("strong_pii", "personal_fields", "masked_numbers", "emails", "phones", "secrets",
          "ledger_lines", "times", "ui_phrases", "file_lines", "dose_lines", "result_lines",
-         "crypto_lines", "greetings", "topic")
+         "crypto_lines", "greetings", "topic", "address_words", "self_words", "framing_words",
+         "particulars")
 SHARES = ("short_lines", "sentence_lines", "code_lines", "record_lines", "number_lines")
-FEATURES = RATES + SHARES
+# How many kinds of a person's particulars a window shows at once: a record shows several (a
+# date of birth, a dose and a case number), an article one at most (its example's amount).
+KINDS = ("particular_kinds",)
+_KINDS = (*pat.PARTICULARS, "times", "masked_numbers", "strong_pii", "personal_fields")
+FEATURES = RATES + SHARES + KINDS
 PRIOR_WORDS = 100  # rates are per 1,000 of (words + this)
 WINDOW = 29  # passages judged together: what a browser page sends besides its title
 SHORT_LINE = 6  # words; a line this short is interface, a label or a heading
@@ -122,7 +128,14 @@ def _secrets(digit_lines: list[str]) -> int:
     return n
 
 
+# A word's inclusive ending in brackets is no call: "nascido(a)", "Mitarbeiter(innen)".
+_ENDING = re.compile(r"(?<=[^\W\d_])\((?:a|as|o|os|e|es|s|r|n|en|er|in|innen|ne|ra|ras|ice)\)",
+                     re.IGNORECASE)
+
+
 def _code(line: str) -> bool:
+    if "(" in line:
+        line = _ENDING.sub("", line)
     return any(c in line for c in _CODE_CHARS) and _CODE.search(line) is not None
 
 
@@ -140,6 +153,9 @@ def _digit_line_counts(row: np.ndarray, at: dict[str, int], originals: list[str]
         times = (len(pat.TIME.findall(low)) if clock else 0) + len(pat.RELATIVE.findall(low))
         row[at["times"]] += times
         row[at["masked_numbers"]] += pat.masked_numbers(low)
+        # In a sentence too: a letter tells a person their balance, dose or case number.
+        for name, n_found in zip(pat.PARTICULARS, pat.particulars(low), strict=True):
+            row[at[name]] += n_found
         if n > RECORD_LINE:  # a sentence: its dates, amounts and doses are no record
             line_shapes.append(None)
             continue
@@ -159,8 +175,15 @@ def _digit_line_counts(row: np.ndarray, at: dict[str, int], originals: list[str]
     row[at["record_lines"]] += sum(1 for s in line_shapes if s and shapes[s] >= RECORD_REPEATS)
 
 
-def passage_counts(text: str, lex: Lexicon | None = None) -> np.ndarray:
-    """The counts (`COUNTS`) of one passage."""
+# Groups whose short words are another language's everyday ones ("je" is French "I" and Dutch
+# "you", "mi" Spanish "my" and English "miles"): when the page says its language, only that
+# language's entries count.
+PAGE_LANGUAGE_GROUPS = ("address", "self", "framing")
+
+
+def passage_counts(text: str, lex: Lexicon | None = None, lang: str = "") -> np.ndarray:
+    """The counts (`COUNTS`) of one passage; `lang`: the page's declared language, if the
+    lexicon has it."""
     at = _at()
     lex = lex or lexicon()
     row = np.zeros(len(at))
@@ -190,6 +213,8 @@ def passage_counts(text: str, lex: Lexicon | None = None) -> np.ndarray:
             topic_words.add((key, cleaned[h.start:h.end]))
         elif key == "ui":
             row[at["ui_phrases"]] += 1
+        elif key in PAGE_LANGUAGE_GROUPS:
+            row[at[f"{key}_words"]] += not lang or h.lang == lang
         elif key in ("signout", "signin", "account"):
             row[at[f"{key}_words"]] += 1
     for key, _word in topic_words:
@@ -229,11 +254,16 @@ _LINE_SHAPES = [_AT[c] for c in ("lines", "short_lines", "sentence_lines", "code
                                   "record_lines", "number_lines")]
 
 
-def page_counts(title: str, passages: Sequence[str], lex: Lexicon | None = None) -> np.ndarray:
+def page_counts(title: str, passages: Sequence[str], lex: Lexicon | None = None,
+                lang: str = "") -> np.ndarray:
     """One row of counts for the title and each passage (title first). The title's words
     count, its line does not: every page has one short title, and a one-paragraph page would
-    otherwise be half short lines."""
-    rows = np.array([passage_counts(t, lex) for t in [title, *passages]])
+    otherwise be half short lines. `lang`: the page's declared language ("de", "zh-CN"), or
+    "" when it declares none (`PAGE_LANGUAGE_GROUPS`)."""
+    lex = lex or lexicon()
+    known = lang.split("-")[0].lower()
+    known = known if known in lex.langs else ""
+    rows = np.array([passage_counts(t, lex, known) for t in [title, *passages]])
     rows[0, _LINE_SHAPES] = 0
     return rows
 
@@ -278,7 +308,15 @@ def feature_matrix(counts: np.ndarray, names: Sequence[str] = FEATURES) -> np.nd
     lines = np.maximum(1.0, counts[:, at["lines"]])
     cols = []
     for k in names:
-        c = topic_counts(counts).max(axis=1) if k == "topic" else counts[:, at[k]]
+        if k == "particular_kinds":
+            cols.append((counts[:, [at[n] for n in _KINDS]] > 0).sum(axis=1).astype(float))
+            continue
+        if k == "particulars":
+            c = counts[:, [at[n] for n in (*pat.PARTICULARS, "times")]].sum(axis=1)
+        elif k == "topic":
+            c = topic_counts(counts).max(axis=1)
+        else:
+            c = counts[:, at[k]]
         cols.append(np.log1p(1000.0 * c / (words + PRIOR_WORDS)) if k in RATES else c / lines)
     return np.stack(cols, axis=1)
 

@@ -2,7 +2,9 @@
 
 Two sources, both by language: `lexicon.json` beside this module (groups that do not belong
 to one category: sign-out and sign-in controls, account menus, greetings, interface phrases,
-personal field labels, days, months, search-result phrases) and each policy category's
+personal field labels, days, months, search-result phrases; the words by which a text addresses
+its reader, "your", "Ihr", "あなた", or speaks of its writer, "my", "ich", "私"; and an
+article's framing, "for example", "in der Regel", "一般") and each policy category's
 `signals.terms` (its topic words: "kontostand", "ordonnance", "給与明細"). An entry is a word
 or phrase in lower case; a trailing "*" matches any ending of its last word ("überweisung*").
 
@@ -32,7 +34,7 @@ from .policy_file import load_policy
 _SPACES = re.compile(r"[^\w\n#]+|_+")  # "#" stays: "order #", "policy #"
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 GROUPS = ("signout", "signin", "account", "greeting", "ui", "fields", "days", "months",
-          "results")
+          "results", "address", "self", "framing")
 # After a greeting these make it a greeting of no one ("Hello, world", "Welcome to the docs").
 _NOT_A_NAME = frozenset(
     "world welt monde mundo mondo wereld мир everyone everybody there all to zu à a bij ao в "

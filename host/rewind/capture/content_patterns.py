@@ -27,11 +27,17 @@ MONEY = re.compile(
 _NUMERIC_DATE = (r"(?<![\d.,])(?:\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{4}[./-]\d{1,2}[./-]"
                  r"\d{1,2}|\d{1,2}[./]\d{1,2}\.?)(?![\d,])|\d{4}年\d{1,2}月\d{1,2}日|"
                  r"\d{1,2}月\d{1,2}日")
-# A clock time, not a piece of a MAC or IPv6 address ("08:00:2b:01:02:03").
-TIME = re.compile(r"(?<![\w:.])\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?(?![\w:])"
+# A clock time as people write it, not a piece of a MAC or IPv6 address ("08:00:2b:01:02:03")
+# nor a machine's stamp with seconds (a log line, a page's "last updated 11:07:41").
+TIME = re.compile(r"(?<![\w:.])\d{1,2}:\d{2}(?:\s?[ap]\.?m\b\.?)?(?![\w:])"
                   r"|(?:上午|下午|午前|午後)\d{1,2}[:時点]")
+# "vor 3 Stunden", "il y a 2 jours", "hace 5 minutos" — a unit of time, not any word ("il y a
+# 150 Ma" is a geologist's million years).
 RELATIVE = re.compile(
-    r"\b(?:vor|il y a|hace|há|ha)\s\d+\s?\w+|\b\d+\s?(?:s|sec|min|mins|minutes?|h|hrs?|hours?"
+    r"\b(?:vor|il y a|hace|há)\s\d+\s?(?:h|hrs?|sek\w*|min\w*|std|stunden?|tag\w*|woche\w*|"
+    r"monat\w*|secondes?|heures?|jours?|semaines?|mois|segundos?|horas?|días?|dias?|semanas?|"
+    r"meses|mês)\b"
+    r"|\b\d+\s?(?:s|sec|min|mins|minutes?|h|hrs?|hours?"
     r"|days?|weeks?|months?|minuten|stunden|std|uur|dagen|minuti|ore|giorni|minutos|horas|"
     r"días|dias|мин|минут\w*|час\w*|дн\w*)\.?\s(?:ago|fa|geleden|назад)\b"
     r"|\d+\s?(?:分|分钟|小时|時間|日|天|週間|周|か月|个月|年)前")
@@ -58,6 +64,38 @@ MASK_ENDING = re.compile(r"\b(?:end(?:ing|s)(?: in| with)?|endet auf|se terminan
                          r"terminada en|che termina con|eindigend op|terminado em|"
                          r"заканчивается на|vin ending)\s\d{4}\b|(?:尾号|末尾)\s?\d{3,4}")
 MASK_X = re.compile(r"x\d{4}\b")  # not after a letter, digit or "\" (hex escapes)
+
+
+# One person's particulars, in prose as in a table: an amount to the cent or not a round
+# one (yen and won have no cents), a date with its day and year as people write it (an ISO
+# date is a machine's: a changelog, a page's "last modified"), a number long enough to be a
+# case, contract or customer number, a message's time stamp ("Anna 13:45: ...").
+_CENTS = re.compile(r"\d[.,]\d{2}(?!\d)")
+_ROUND = re.compile(r"(?:[.,\u00a0\u202f' ]?0){2}(?![\d.,])")
+_FULL_DATE = re.compile(r"(?<![\d.,/-])\d{1,2}[./-]\d{1,2}[./-]\d{4}(?![\d,])"
+                        r"|\d{4}年\d{1,2}月\d{1,2}日")
+_LONG_NUMBER = re.compile(r"(?<![\w.,])\d{6,}(?![\w.,])")
+# What every MONEY match holds (a currency, or cents): a cheap test before the costly one.
+_MONEY_HINT = re.compile(rf"{_CUR}|[.,]\d{{2}}")
+_STAMP = re.compile(r"(?<![\w:.])\d{1,2}:\d{2}\s?:(?=\s|[^\x00-\x7f])")
+
+
+def _exact(amount: str) -> bool:
+    digits = re.sub(r"\D", "", amount)
+    return _CENTS.search(amount) is not None or (len(digits) >= 4
+                                                  and _ROUND.search(amount) is None)
+
+
+PARTICULARS = ("exact_amounts", "full_dates", "long_numbers", "doses", "stamps")
+
+
+def particulars(line: str) -> tuple[int, int, int, int, int]:
+    """How many of each of `PARTICULARS` one lower-cased line holds."""
+    amounts = (sum(1 for m in MONEY.finditer(line) if _exact(m.group(0)))
+               if _MONEY_HINT.search(line) else 0)
+    return (amounts,
+            len(_FULL_DATE.findall(line)), len(_LONG_NUMBER.findall(line)),
+            len(DOSE.findall(line)), len(_STAMP.findall(line)))
 
 
 @lru_cache(maxsize=1)

@@ -39,8 +39,13 @@ from .page_signals import SIGNAL_FEATURES, PageSignals, declared_categories, sig
 from .policy import Verdict
 from .policy_file import Policy, load_policy
 
-INTERACTIONS = ("topic_x_short", "topic_x_numbers", "topic_x_signed_in")
-FEATURES = cf.FEATURES + SIGNAL_FEATURES + INTERACTIONS
+INTERACTIONS = ("topic_x_short", "topic_x_numbers", "topic_x_signed_in",
+                "address_x_particulars", "self_x_particulars", "framing_x_particulars")
+# An article's framing ("for example", "z. B.") speaks only of the figures it frames: on its
+# own it would count against every page that does not use it, documentation included.
+ONLY_IN_PRODUCTS = ("framing_words",)
+TEXT_FEATURES = tuple(f for f in cf.FEATURES if f not in ONLY_IN_PRODUCTS)
+FEATURES = TEXT_FEATURES + SIGNAL_FEATURES + INTERACTIONS
 GENERIC = ("private", "Private page", "looks like a private page")  # no category's cues
 # How much a record shape or a declared app says for a category, besides its topic words.
 _SHAPES = {"file_lines": ("files", 2.0), "ledger_lines": ("finance", 1.0),
@@ -48,6 +53,7 @@ _SHAPES = {"file_lines": ("files", 2.0), "ledger_lines": ("finance", 1.0),
            "dose_lines": ("health", 2.0), "result_lines": ("search", 3.0),
            "secrets": ("account", 2.0)}
 APP_WEIGHT = 5.0
+_TEXT_COLUMNS = [cf.FEATURES.index(f) for f in TEXT_FEATURES]
 
 
 def window_matrix(counts: np.ndarray, signals: PageSignals | None,
@@ -55,12 +61,16 @@ def window_matrix(counts: np.ndarray, signals: PageSignals | None,
     """`FEATURES` of each window of counts (rows), the page's signals on every window."""
     text = cf.feature_matrix(counts)
     sig = np.tile(signal_features(signals, lex, policy), (len(text), 1))
-    topic = text[:, cf.FEATURES.index("topic")]
-    short = text[:, cf.FEATURES.index("short_lines")]
-    numbers = text[:, cf.FEATURES.index("number_lines")]
+
+    def col(name: str) -> np.ndarray:
+        return text[:, cf.FEATURES.index(name)]
+
+    topic, particulars = col("topic"), col("particulars")
     signed_in = sig[:, SIGNAL_FEATURES.index("signed_in")]
-    return np.hstack([text, sig, np.stack([topic * short, topic * numbers, topic * signed_in],
-                                          axis=1)])
+    products = [topic * col("short_lines"), topic * col("number_lines"), topic * signed_in,
+                col("address_words") * particulars, col("self_words") * particulars,
+                col("framing_words") * particulars]
+    return np.hstack([text[:, _TEXT_COLUMNS], sig, np.stack(products, axis=1)])
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,7 @@ class Windows:
 def page_windows(title: str, passages: Sequence[str], signals: PageSignals | None = None,
                  lex: Lexicon | None = None) -> Windows:
     """The windows the check judges (one for a page of at most `WINDOW` passages)."""
-    rows = cf.page_counts(title, passages, lex)
+    rows = cf.page_counts(title, passages, lex, signals.lang if signals else "")
     counts = cf.windows(rows)
     return Windows(cf.window_starts(len(passages)), counts,
                    window_matrix(counts, signals, lex))
