@@ -31,7 +31,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +43,7 @@ from rewind.capture.redact import redact
 
 from bench.common import labelled_pages, real_pages, record_pages, report
 from bench.common.labelled_pages import Page
-from bench.quality.sensitive_report import _ms, _pct, report_lines
+from bench.quality.sensitive_report import Corpus, Tally, _ms, _pct, report_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "host" / "rewind" / "capture" / "sensitive.json"
@@ -162,34 +161,6 @@ def language_and_site_splits(pages: Sequence[Page]) -> list[Split]:
     return out
 
 
-@dataclass
-class Tally:
-    """What happened to the pages tested (each counted once per split it was tested in)."""
-
-    counts: dict[tuple[int, str], int] = field(default_factory=Counter)  # (label, action)
-    by_group: dict[tuple[str, int, str], int] = field(default_factory=Counter)
-    wrong: Counter = field(default_factory=Counter)  # page id -> times stored / refused-held
-
-    def add(self, page: Page, action: str) -> None:
-        y = page.sensitive
-        self.counts[(y, action)] += 1
-        for g in (f"category {page.category}", f"language {page.lang}"):
-            self.by_group[(g, y, action)] += 1
-        if (y and action == "record") or (not y and action != "record"):
-            self.wrong[page.id] += 1
-
-    def rate(self, label: int, action: str, counts: dict | None = None, group: str = "") -> float:
-        c = counts if counts is not None else self.counts
-        if group:
-            total = sum(v for (g, y, _), v in self.by_group.items() if g == group and y == label)
-            return self.by_group.get((group, label, action), 0) / max(1, total)
-        total = sum(v for (y, _), v in c.items() if y == label)
-        return c.get((label, action), 0) / max(1, total)
-
-    def groups(self) -> list[str]:
-        return sorted({g for g, _, _ in self.by_group})
-
-
 def cross_validate(pages: Sequence[Page], x: np.ndarray, real: np.ndarray,
                    splits: Sequence[Split], plain: np.ndarray | None = None,
                    xs: dict[int, tuple[np.ndarray, np.ndarray]] | None = None) -> Tally:
@@ -205,17 +176,6 @@ def cross_validate(pages: Sequence[Page], x: np.ndarray, real: np.ndarray,
         for j, prob in zip(test, model.probabilities(mx[test]), strict=True):
             tally.add(pages[j], model.decide(float(prob)))
     return tally
-
-
-@dataclass
-class Corpus:
-    source: real_pages.Source
-    form: str
-    pages: list[real_pages.RealPage]
-    windows: list[np.ndarray]  # per page, its windows' features
-
-    def actions(self, model: sensitive.Model) -> list[str]:
-        return [model.decide(float(model.probabilities(w).max())) for w in self.windows]
 
 
 def load_corpora(embedder, cache: Path | None, lex: Lexicon) -> list[Corpus]:

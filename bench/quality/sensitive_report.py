@@ -1,6 +1,7 @@
 """How bench/quality/sensitive.py writes what it measured: the `sensitive` section of
 docs/benchmarks.md (the cross-validated table, where it misses, every real page held or
-refused, what was tuned after seeing which pages).
+refused, what was tuned after seeing which pages), and the two records it reads: a `Tally`
+of what happened to the pages tested, a `Corpus` of real pages with their windows.
 
 Never: compute a figure (bench/quality/sensitive.py does), or write anything itself.
 """
@@ -11,13 +12,55 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bench.common import report
+import numpy as np
+from rewind.capture import sensitive
+
+from bench.common import real_pages, report
 
 if TYPE_CHECKING:
     from bench.common.labelled_pages import Page
-    from bench.quality.sensitive import Corpus, Tally
+
+
+@dataclass
+class Tally:
+    """What happened to the pages tested (each counted once per split it was tested in)."""
+
+    counts: dict[tuple[int, str], int] = field(default_factory=Counter)  # (label, action)
+    by_group: dict[tuple[str, int, str], int] = field(default_factory=Counter)
+    wrong: Counter = field(default_factory=Counter)  # page id -> times stored / refused-held
+
+    def add(self, page: Page, action: str) -> None:
+        y = page.sensitive
+        self.counts[(y, action)] += 1
+        for g in (f"category {page.category}", f"language {page.lang}"):
+            self.by_group[(g, y, action)] += 1
+        if (y and action == "record") or (not y and action != "record"):
+            self.wrong[page.id] += 1
+
+    def rate(self, label: int, action: str, counts: dict | None = None, group: str = "") -> float:
+        c = counts if counts is not None else self.counts
+        if group:
+            total = sum(v for (g, y, _), v in self.by_group.items() if g == group and y == label)
+            return self.by_group.get((group, label, action), 0) / max(1, total)
+        total = sum(v for (y, _), v in c.items() if y == label)
+        return c.get((label, action), 0) / max(1, total)
+
+    def groups(self) -> list[str]:
+        return sorted({g for g, _, _ in self.by_group})
+
+
+@dataclass
+class Corpus:
+    source: real_pages.Source
+    form: str
+    pages: list[real_pages.RealPage]
+    windows: list[np.ndarray]  # per page, its windows' features
+
+    def actions(self, model: sensitive.Model) -> list[str]:
+        return [model.decide(float(model.probabilities(w).max())) for w in self.windows]
 
 
 def _pct(x: float) -> str:
