@@ -164,7 +164,8 @@ def test_each_room_imports_nothing_above_it():
 
 # The rooms below the profile (and the foundation floor under everything) never import it;
 # the profile never imports a door, answers or the doctor above it.
-FOUNDATION = ("config", "errors", "text", "humanize", "logistic", "faults", "clock")
+FOUNDATION = ("config", "errors", "text", "humanize", "logistic", "faults", "clock",
+              "search_modes")
 BELOW_PROFILE = ("index", "models", "capture", "search", *FOUNDATION)
 ABOVE_PROFILE = ("native", "cli", "mcp", "answers", "control", "install", "checks")
 
