@@ -44,6 +44,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "reembed-multilingual": ("perf.reembed_multilingual --passages 10000 --write",),
     # Memory, history import, AI tools, encryption
     "ladder": ("perf.ladder",),
+    "rest": ("perf.rest",),
     "history-import": ("perf.history_import",),
     "mcp": ("perf.mcp",),
     "encryption": ("perf.encryption",),
