@@ -6,11 +6,11 @@
  * be remembered after 5 s of reading") with one click to pause or resume the site,
  * always record it, or forget the page; the queue's waiting, failed and dropped counts
  * (also while the helper is away); passages, storage and each part's size, what is kept
- * (retention) and whether it is encrypted, the last indexed page and the models; pause
- * everything; open the side panel (from the click itself: sidePanel.open needs a user
- * gesture) or the options (at what the popup is about: what Rewind records); the
- * helper-missing state with its command; the pages held because they looked private,
- * each to keep or not (lib/held.js).
+ * (retention) and whether it is encrypted, the last indexed page, the models and the
+ * helper's memory; pause everything; open the side panel (from the click itself:
+ * sidePanel.open needs a user gesture) or the options (at what the popup is about: what
+ * Rewind records); the helper-missing state with its command; the pages held because
+ * they looked private, each to keep or not (lib/held.js).
  * Never: render page titles as HTML, or talk to the host except through the worker.
  */
 

@@ -5,7 +5,8 @@
  * model missing, paused, not connected), the search (panel/search.js) and the thread of
  * answers above its results (panel/thread.js). Asking runs the search for the same words,
  * so the answer sits above the pages it came from; searching other words closes the
- * thread.
+ * thread. Opening it asks the helper to load its models (`warm`), so the first question
+ * does not wait for them.
  * Never: render page text or titles as HTML (everything goes through text nodes:
  * lib/dom.js), or talk to the host except through the worker.
  */
