@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from support.requirement import missing
 
-from bench.common import data, devsets
+from bench.common import data, devset_make, devsets
 
 EXPECTED = {  # (answerable questions, unanswerable ones) per source, for the pinned files
     "python-faq": (175, 175),
@@ -170,20 +170,20 @@ def test_loaders_are_deterministic(sets):
 
 
 def test_a_changed_file_is_refused_with_what_to_do(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(devsets, "CHECKSUMS", tmp_path / "checksums.json")
+    monkeypatch.setattr(devset_make, "CHECKSUMS", tmp_path / "checksums.json")
     f = tmp_path / "doc.html"
     f.write_text("<p>one</p>")
-    pinned = devsets._Files("demo", tmp_path, pin=True)
+    pinned = devset_make._Files("demo", tmp_path, pin=True)
     assert pinned.read(f) == "<p>one</p>"
     pinned.save()
-    assert devsets._Files("demo", tmp_path).read(f) == "<p>one</p>"
+    assert devset_make._Files("demo", tmp_path).read(f) == "<p>one</p>"
     f.write_text("<p>two</p>")
     with pytest.raises(devsets.ChecksumError, match=r"doc.html differs.*--pin"):
-        devsets._Files("demo", tmp_path).read(f)
+        devset_make._Files("demo", tmp_path).read(f)
     other = tmp_path / "new.html"
     other.write_text("x")
     with pytest.raises(devsets.ChecksumError, match="new.html is not in"):
-        devsets._Files("demo", tmp_path).read(other)
+        devset_make._Files("demo", tmp_path).read(other)
 
 
 def test_unknown_set_is_refused():

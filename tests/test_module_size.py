@@ -19,10 +19,6 @@ TABLES = {
 OVER: dict[str, tuple[int, str]] = {
     "bench/quality/answers.py": (569, "its report (timing, context and quality rows) into a "
                                       "module of its own"),
-    "bench/common/data.py": (419, "the FAQ's HTML parser (FaqPair, _FaqParser) into a module "
-                                  "of its own"),
-    "bench/common/devsets.py": (409, "the sources (the Sphinx, Debian, SQLite and Git FAQs, "
-                                     "the wiki set) into a module of their own"),
 }
 
 
