@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import data
-from bench.common.devsets import _Files, _html_text
+from bench.common.devset_make import _Files, _html_text
 
 PACKAGE = "debian-reference-{lang}"
 REL = Path("usr/share/debian-reference")
