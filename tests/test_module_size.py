@@ -17,8 +17,6 @@ TABLES = {
 }
 # Over the limit today: ceiling (lines now) and what brings the module under it.
 OVER: dict[str, tuple[int, str]] = {
-    "bench/quality/answers.py": (569, "its report (timing, context and quality rows) into a "
-                                      "module of its own"),
 }
 
 

@@ -66,7 +66,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
 
 @dataclasses.dataclass(frozen=True)
 class Asked:
-    """A question and its gold answer, as bench/quality/answers.py's ask_row grades them."""
+    """A question and its gold answer, as bench/quality/answer_runs.py's ask_row grades them."""
 
     question: str
     doc_id: str

@@ -25,6 +25,10 @@ report says (the per-domain caps are lifted, as in bench/quality/quality.py: all
 synthetic site, so the cap of 3 pages a domain would hide the other answers; use
 --keep-domain-cap to measure with it).
 
+Its parts: bench/quality/answer_runs.py asks and keeps a row of each answer,
+bench/quality/answer_tables.py makes the report's tables of them; this module builds the
+stores, runs both and writes the section.
+
 Run (about 4 minutes at the defaults on 2 idle cores; asks get several times slower when
 anything else runs):
     .venv/bin/python -m bench.quality.answers [--questions 40] [--budgets 500 1500 3000]
@@ -39,318 +43,44 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import re
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from bench.common import data, report
-from bench.common.metrics import token_prf
+from bench.quality.answer_runs import (
+    FOLLOW_UP,
+    LLM,
+    TOP_K,
+    VISITED_DAYS_AGO,
+    WARM_UP_QUESTION,
+    Run,
+    _import_answer,
+    ask_row,
+    run_asks,
+    run_contexts,
+    run_held_out,
+    spread,
+)
+from bench.quality.answer_tables import (
+    CONTEXT_P95_TARGET_MS,
+    FIRST_TOKEN_TARGET_MS,
+    TOTAL_TARGET_MS,
+    context_rows,
+    held_out_rows,
+    quality_rows,
+    timing_rows,
+)
 from bench.quality.quality import MODEL, _import_engine, build_store, model_dir_for, spec_dir
 
-LLM = "smollm2-135m-instruct-q8_0"  # the offline default LLM; --llm picks another spec
-TOP_K = 5  # passages given to the model (settings.answer_top_k)
-VISITED_DAYS_AGO = 7  # when the answers were "read" (see main)
+# What other benchmarks import from here (first_words, relevance, answer_quality), defined in
+# answer_runs.py.
+__all__ = ["LLM", "TOP_K", "VISITED_DAYS_AGO", "WARM_UP_QUESTION", "_import_answer", "ask_row",
+           "main", "spread"]
+
 BUDGETS = (500, 1500, 3000)
-FIRST_TOKEN_TARGET_MS = 1000.0
-TOTAL_TARGET_MS = 4000.0
-CONTEXT_P95_TARGET_MS = 100.0
-KINDS = ("llm", "extractive")
-# Asked right after a question: the same sources lead the prompt, so llama.cpp reuses their
-# cached state and only reads the new question (prompt-prefix reuse for follow-ups).
-FOLLOW_UP = " Answer in one sentence."
-# A question outside the FAQ, for the first (cold) ask when every FAQ question is measured.
-WARM_UP_QUESTION = "How do I read a text file line by line?"
-
-
-@dataclass
-class AskRow:
-    kind: str  # "llm" | "extractive"
-    gold: str  # FaqPair.doc_id
-    gold_text: str  # its answer text
-    answer: str  # the checked answer, citation tags removed ("" for couldn't-find)
-    raw: str  # the model's (or extractor's) text before checking, tags removed
-    supported: bool
-    could_not_find: bool
-    left_out: int  # sentences the checker left out as unsupported
-    source_docs: list[str]  # doc id of Source 1, 2, ... ("?url" when not an FAQ answer)
-    cited_docs: list[str]  # doc ids cited in the checked answer, first citation first
-    timings: dict[str, float | None]
-    context_tokens: int
-    model: str | None
-
-
-@dataclass
-class ContextRow:
-    budget: int
-    took_ms: float  # whole build_context: retrieval (query embedding included) + packing
-    retrieval_ms: float
-    tokens: int  # BuiltContext.total_tokens
-    recount: int  # the packed text counted again, whole, with the same tokenizer
-    items: int
-
-    @property
-    def over(self) -> bool:
-        return max(self.tokens, self.recount) > self.budget
-
-
-@dataclass
-class Run:
-    rows: dict[str, list[AskRow]] = field(default_factory=lambda: {k: [] for k in KINDS})
-    first_ask: AskRow | None = None
-    first_ask_wall_ms: float = 0.0
-    context: list[ContextRow] = field(default_factory=list)
-    tokenizer: str = ""
-    follow_up_first_token: list[float] = field(default_factory=list)  # same sources only
-    follow_ups: int = 0  # asked; those whose sources differed are not timed above
-    # Questions whose answer was left out of the store: "couldn't find" is the right reply.
-    held_out: dict[str, list[AskRow]] = field(default_factory=lambda: {k: [] for k in KINDS})
-
-
-def _import_answer() -> Any:
-    try:
-        from rewind.answers import answer
-    except ImportError as exc:
-        raise SystemExit(f"rewind.answers is not importable ({exc}); see host/rewind") from exc
-    return answer
-
-
-def spread(n_items: int, n: int) -> list[int]:
-    """`n` indices spread evenly over range(n_items) (all of them when n >= n_items)."""
-    if n <= 0 or n >= n_items:
-        return list(range(n_items))
-    return sorted({(i * n_items) // n for i in range(n)})
-
-
-def ask_row(res: Any, kind: str, gold: data.FaqPair | None,
-            url_doc: dict[str, str]) -> AskRow:  # fmt: skip
-    by_n = {s["n"]: url_doc.get(s["url"], f"?{s['url']}") for s in res.sources}
-    cited: list[int] = []
-    if res.supported:  # a couldn't-find answer lists the closest pages: those are no citations
-        for c in res.citations:
-            if c["status"] in ("ok", "corrected", "added"):
-                cited += [n for n in c["sources"] if n not in cited]
-    from rewind.answers.citations import CITE
-    from rewind.answers.prompt import COULD_NOT_FIND
-
-    cnf = res.answer.startswith(COULD_NOT_FIND)
-
-    def bare(text: str) -> str:  # "It does [Source 2]." -> "It does."
-        return re.sub(r"[ \t]+([.,;:!?])", r"\1", CITE.sub("", text))
-
-    return AskRow(
-        kind=kind,
-        gold=gold.doc_id if gold else "",
-        gold_text=gold.answer_text if gold else "",
-        answer="" if cnf else bare(res.answer),
-        raw=bare(res.raw_answer),
-        supported=res.supported,
-        could_not_find=cnf,
-        left_out=len(res.unsupported),
-        source_docs=[by_n[n] for n in sorted(by_n)],
-        cited_docs=[by_n.get(n, f"?{n}") for n in cited],
-        timings=dict(res.timings),
-        context_tokens=res.context_tokens,
-        model=res.model,
-    )
-
-
-def run_asks(answerer: Any, questions: Sequence[data.FaqPair], warm_up: str,
-             url_doc: dict[str, str], out: Run,
-             progress: Callable[[str], None]) -> None:  # fmt: skip
-    """The cold first ask, then every question with the LLM and extractively, alternating."""
-    t0 = time.perf_counter()
-    first = answerer.ask(warm_up)
-    out.first_ask_wall_ms = (time.perf_counter() - t0) * 1000
-    if first.model is None:
-        problem = answerer.llm_problem
-        raise SystemExit(f"no language model answered: {problem.message if problem else '?'}"
-                         f" {problem.hint if problem else ''}")  # fmt: skip
-    out.first_ask = ask_row(first, "llm", None, url_doc)
-    for i, p in enumerate(questions):
-        order = KINDS if i % 2 == 0 else KINDS[::-1]
-        for kind in order:
-            res = answerer.ask(p.question, extractive=kind == "extractive")
-            out.rows[kind].append(ask_row(res, kind, p, url_doc))
-            if kind == "llm":
-                res_llm = res
-        follow = answerer.ask(p.question + FOLLOW_UP)  # after both: the LLM's cache holds p
-        out.follow_ups += 1
-        same = [s["url"] for s in follow.sources] == [s["url"] for s in res_llm.sources]
-        # no first token when the follow-up was answered "couldn't find" without the model
-        if same and follow.timings.get("first_token_ms") is not None:
-            out.follow_up_first_token.append(follow.timings["first_token_ms"])
-        llm_row = out.rows["llm"][-1]
-        progress(f"  ask {i + 1}/{len(questions)}: total {llm_row.timings['total_ms']} ms, "
-                 f"{'supported' if llm_row.supported else 'not supported'}")  # fmt: skip
-
-
-def run_contexts(answerer: Any, questions: Sequence[data.FaqPair], budgets: Sequence[int],
-                 out: Run) -> None:  # fmt: skip
-    """build_context for every question at every budget, budgets in a rotating order."""
-    tok = answerer.tokenizer()
-    out.tokenizer = tok.name
-    if "no language model" in tok.name or "approximate" in tok.name:
-        raise SystemExit(f"build_context would count with {tok.name!r}, not the LLM's tokenizer")
-    answerer.build_context("warm up", None, budgets[0])  # first-call costs (index reload)
-    for i, p in enumerate(questions):
-        r = i % len(budgets)
-        for b in [*budgets[r:], *budgets[:r]]:
-            t0 = time.perf_counter()
-            built = answerer.build_context(p.question, None, b)
-            took = (time.perf_counter() - t0) * 1000
-            out.context.append(ContextRow(b, took, built.retrieval_ms, built.total_tokens,
-                                          tok.count(built.text), len(built.items)))  # fmt: skip
-
-
-def run_held_out(answerer: Any, questions: Sequence[data.FaqPair], url_doc: dict[str, str],
-                 out: Run) -> None:  # fmt: skip
-    """Each question with the LLM and extractively, over a store that lacks its answer."""
-    for i, p in enumerate(questions):
-        for kind in KINDS if i % 2 == 0 else KINDS[::-1]:
-            res = answerer.ask(p.question, extractive=kind == "extractive")
-            out.held_out[kind].append(ask_row(res, kind, p, url_doc))
-
-
-def held_out_rows(run: Run) -> list[list[str]]:
-    def row(label: str, pred: Callable[[AskRow], bool]) -> list[str]:
-        return [label, *(_share(sum(map(pred, run.held_out[k])), len(run.held_out[k]))
-                         for k in KINDS)]  # fmt: skip
-
-    return [
-        row('"couldn\'t find" (right: the answer is not in the store)', lambda r: r.could_not_find),
-        row("answered anyway (the checker found support in other pages)", lambda r: r.supported),
-    ]
-
-
-# ----------------------------------------------------------------------------- reporting
-
-
-def _ms(xs: Sequence[float], p: float) -> str:
-    return f"{report.quantile(xs, p):.0f}" if xs else "-"
-
-
-def _share(n: int, d: int) -> str:
-    return f"{n / d:.2f} ({n}/{d})" if d else "-"
-
-
-def _mean(xs: Sequence[float]) -> str:
-    return f"{sum(xs) / len(xs):.3f}" if xs else "-"
-
-
-def _page(doc: str) -> str:
-    return doc.split("/", 1)[0]
-
-
-def timing_rows(run: Run) -> list[list[str]]:
-    """First token and total (with their targets), then every other stage AskResult times."""
-    targets = {"first_token_ms": FIRST_TOKEN_TARGET_MS, "total_ms": TOTAL_TARGET_MS}
-    rows = []
-    for kind in KINDS:
-        keys = list(targets)
-        for r in run.rows[kind]:
-            keys += [k for k in r.timings if k not in keys]
-        for key in keys:
-            xs = [v for r in run.rows[kind] if (v := r.timings.get(key)) is not None]
-            if xs or key in targets:
-                rows.append(_timing_row(kind, key, xs, targets.get(key) if kind == "llm" else None))
-        if kind == "llm" and run.follow_ups:
-            rows.append(_timing_row(
-                "llm", "first_token_ms", run.follow_up_first_token, FIRST_TOKEN_TARGET_MS,
-                label=f"LLM first_token of a follow-up over the same sources "
-                f"({len(run.follow_up_first_token)} of {run.follow_ups} kept them)"))  # fmt: skip
-    return rows
-
-
-def _timing_row(kind: str, key: str, xs: list[float], target: float | None,
-                label: str | None = None) -> list[str]:  # fmt: skip
-    met = "-"
-    if target is not None and xs:
-        met = "yes" if report.quantile(xs, 0.95) <= target else "**no**"
-    return [
-        label or f"{'LLM' if kind == 'llm' else 'extractive'} {key.removesuffix('_ms')}",
-        str(len(xs)), _ms(xs, 0.5), _ms(xs, 0.95),
-        f"≤ {target:.0f}" if target is not None else "", met,
-    ]  # fmt: skip
-
-
-def context_rows(run: Run, budgets: Sequence[int]) -> list[list[str]]:
-    rows = []
-    for b in budgets:
-        rs = [r for r in run.context if r.budget == b]
-        took = [r.took_ms for r in rs]
-        pack = [r.took_ms - r.retrieval_ms for r in rs]
-        over = sum(r.over for r in rs)
-        met = "yes" if took and report.quantile(took, 0.95) < CONTEXT_P95_TARGET_MS else "**no**"
-        rows.append([
-            str(b), str(len(rs)), _ms(took, 0.5), _ms(took, 0.95), met,
-            _ms([r.retrieval_ms for r in rs], 0.5), _ms(pack, 0.5), _ms(pack, 0.95),
-            f"{sum(r.recount for r in rs) / max(1, len(rs)):.0f}",
-            str(max((r.recount for r in rs), default=0)),
-            f"{sum(r.items for r in rs) / max(1, len(rs)):.1f}",
-            str(over) if over == 0 else f"**{over}**",
-        ])  # fmt: skip
-    return rows
-
-
-def quality_rows(run: Run) -> list[list[str]]:
-    """Citations and answer text, one column per kind of answer."""
-    out: list[list[str]] = []
-
-    def row(label: str, f: Callable[[list[AskRow]], str]) -> None:
-        out.append([label, *(f(run.rows[k]) for k in KINDS)])
-
-    def frac(pred: Callable[[AskRow], bool], among: Callable[[AskRow], bool] = lambda r: True
-             ) -> Callable[[list[AskRow]], str]:  # fmt: skip
-        def f(rs: list[AskRow]) -> str:
-            pool = [r for r in rs if among(r)]
-            return _share(sum(map(pred, pool)), len(pool))
-
-        return f
-
-    def cited_precision(rs: list[AskRow]) -> str:
-        refs = [d == r.gold for r in rs for d in r.cited_docs]
-        return _share(sum(refs), len(refs))
-
-    def f1(text: Callable[[AskRow], str], among: Callable[[AskRow], bool] = lambda r: True,
-           part: int = 2) -> Callable[[list[AskRow]], str]:  # fmt: skip
-        return lambda rs: _mean([token_prf(text(r), r.gold_text)[part] for r in rs if among(r)])
-
-    def answered(r: AskRow) -> bool:
-        return r.supported
-
-    row("supported (checker)", frac(lambda r: r.supported))
-    row('"couldn\'t find" answer', frac(lambda r: r.could_not_find))
-    row("supported, some sentence left out", frac(lambda r: r.left_out > 0, answered))
-    row("mean sources given / context tokens", lambda rs: (
-        f"{sum(len(r.source_docs) for r in rs) / max(1, len(rs)):.1f} / "
-        f"{sum(r.context_tokens for r in rs) / max(1, len(rs)):.0f}"))  # fmt: skip
-    row("gold answer among the sources", frac(lambda r: r.gold in r.source_docs))
-    row("Source 1 is the gold answer", frac(lambda r: r.source_docs[:1] == [r.gold]))
-    row(
-        "Source 1 is on the gold FAQ page",
-        frac(lambda r: bool(r.source_docs) and _page(r.source_docs[0]) == _page(r.gold)),
-    )
-    row("cited sources include the gold answer", frac(lambda r: r.gold in r.cited_docs))
-    row("  same, among supported answers", frac(lambda r: r.gold in r.cited_docs, answered))
-    row("first cited source is the gold answer", frac(lambda r: r.cited_docs[:1] == [r.gold]))
-    row(
-        "cited sources include the gold FAQ page",
-        frac(lambda r: _page(r.gold) in map(_page, r.cited_docs)),
-    )
-    row("citations that are the gold answer", cited_precision)
-    row("token F1, checked answer (couldn't find = 0)", f1(lambda r: r.answer))
-    row(
-        "  precision / recall",
-        lambda rs: f"{f1(lambda r: r.answer, part=0)(rs)} / {f1(lambda r: r.answer, part=1)(rs)}",
-    )
-    row("token F1, checked answer, supported only", f1(lambda r: r.answer, answered))
-    row("token F1, text before checking", f1(lambda r: r.raw))
-    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
