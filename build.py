@@ -26,6 +26,16 @@ import sys
 import time
 from pathlib import Path
 
+# What `bench` and `fit` can run, found without importing a benchmark (standard library only).
+from bench.common.catalog import (
+    DEFAULT_BENCH,
+    FITTERS,
+    bench_name,
+    bench_sections,
+    benchmarks,
+    fit_summary,
+)
+
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 PY = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
@@ -273,56 +283,6 @@ def cmd_demo(args: argparse.Namespace) -> None:
 
 # ---- bench ------------------------------------------------------------------------------
 
-BENCH = ROOT / "bench"
-BENCH_GROUPS = ("perf", "quality", "labs")  # bench/common/ holds what they share
-DEFAULT_BENCH = ("quality.quality", "perf.latency", "perf.ingest", "quality.answers")
-# The fitters: each writes a file the host ships (a model and its thresholds), from data.
-FITTERS = (
-    ("quality.fit_relevance", [], ROOT / "host" / "rewind" / "search" / "relevance.json"),
-    ("quality.sensitive", ["--fit"], ROOT / "host" / "rewind" / "capture" / "sensitive.json"),
-)
-
-
-def benchmarks() -> dict[str, str]:
-    """Every runnable benchmark ("group.name": the first line of its docstring), read with
-    ast, so that listing imports nothing."""
-    import ast
-
-    found = {}
-    for group in BENCH_GROUPS:
-        for path in sorted((BENCH / group).glob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            runnable = any(isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)
-                           for n in tree.body)
-            if runnable and not path.name.startswith("_"):
-                first = (ast.get_docstring(tree) or "").strip().split("\n\n")[0]
-                found[f"{group}.{path.stem}"] = " ".join(first.split())
-    return found
-
-
-def bench_sections() -> dict[str, tuple[str, ...]]:
-    """Each section of docs/benchmarks.md and the runs that rewrite it, from
-    bench/common/sections.py's table (read with ast: nothing of bench/ is imported)."""
-    import ast
-
-    tree = ast.parse((BENCH / "common" / "sections.py").read_text(encoding="utf-8"))
-    table = next(n.value for n in tree.body if isinstance(n, ast.AnnAssign)
-                 and getattr(n.target, "id", "") == "SECTIONS")
-    return ast.literal_eval(table)
-
-
-def bench_name(name: str, known: dict[str, str]) -> str:
-    """`latency`, `perf.latency` or `bench/perf/latency.py` -> `perf.latency`."""
-    name = name.removeprefix("bench/").removeprefix("bench.").removesuffix(".py")
-    name = name.replace("/", ".")
-    hits = [k for k in known if k == name or k.split(".", 1)[1] == name]
-    if len(hits) != 1:
-        sys.exit(f"build.py bench: no benchmark {name!r}" if not hits else
-                 f"build.py bench: {name!r} is ambiguous: {', '.join(hits)}"
-                 " (see `python3 build.py bench --list`)")
-    return hits[0]
-
-
 def cmd_bench(args: argparse.Namespace) -> None:
     known, sections = benchmarks(), bench_sections()
     if args.list:
@@ -354,22 +314,6 @@ def cmd_fit(_args: argparse.Namespace) -> None:
         run([PY, "-m", f"bench.{module}", *extra], cwd=ROOT, env=venv_env())
         after = shipped.read_text(encoding="utf-8") if shipped.exists() else ""
         say(f"{shipped.relative_to(ROOT)}: {fit_summary(before, after)}")
-
-
-def fit_summary(before: str, after: str) -> str:
-    """What changed in a shipped file, in a line, and its unified diff for the top keys."""
-    import difflib
-
-    if before == after:
-        return "unchanged"
-    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="",
-                                     n=0))
-    added = sum(1 for d in diff if d.startswith("+") and not d.startswith("+++"))
-    removed = sum(1 for d in diff if d.startswith("-") and not d.startswith("---"))
-    shown = [d for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---")][:20]
-    more = "" if len(shown) >= added + removed else "\n    ..."
-    return (f"{added} lines added, {removed} removed (git diff shows all):\n    "
-            + "\n    ".join(shown) + more)
 
 
 def cmd_uninstall(_args: argparse.Namespace) -> None:

@@ -69,6 +69,16 @@ def test_bench_list_names_every_runnable_benchmark():
     assert build.bench_name("bench/quality/answers.py", listed) == "quality.answers"
 
 
+def test_build_py_lists_the_benchmarks_with_the_standard_library_alone():
+    """build.py runs with the system Python before .venv exists, and imports
+    bench/common/catalog.py: -S leaves out every site-packages, so only the standard
+    library is there, as on a fresh machine."""
+    got = subprocess.run([sys.executable, "-S", "-E", str(ROOT / "build.py"), "bench", "--list"],
+                         cwd=ROOT.parent, capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert "quality.answers" in got.stdout and "sections of docs/benchmarks.md" in got.stdout
+
+
 def test_fit_names_the_shipped_files_its_fitters_write():
     build = _build()
     for module, _extra, shipped in build.FITTERS:

@@ -1,8 +1,9 @@
-"""No module of the host, the extension, the benchmarks or the demo over 400 lines, so that
-each can be held in the head: a module that takes a second job is split. Data files (JSON)
-are not modules; declarative tables are named below. A module over the limit is listed with
-its length as a ceiling and the split that will bring it under: the list only shrinks (a
-listed module that grows fails, one back under 400 must leave the list)."""
+"""No module of the host, the extension, the benchmarks or the demo, and not build.py, over
+400 lines, so that each can be held in the head: a module that takes a second job is split.
+Data files (JSON) are not modules; declarative tables are named below. A module over the
+limit is listed with its length as a ceiling and the split that will bring it under: the
+list only shrinks (a listed module that grows fails, one back under 400 must leave the
+list)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ def modules() -> dict[str, int]:
                 if SKIP & set(rel.parts):
                     continue
                 found[rel.as_posix()] = len(path.read_text(encoding="utf-8").splitlines())
+    for path in ROOT.glob("*.py"):  # build.py, the one entry point
+        found[path.name] = len(path.read_text(encoding="utf-8").splitlines())
     return found
 
 
@@ -47,3 +50,4 @@ def test_the_tables_are_named_files():
     sizes = modules()
     assert all(t in sizes for t in TABLES)
     assert modules(), "no modules found: has the layout moved?"
+    assert "build.py" in sizes, "build.py is no longer measured"

@@ -2,7 +2,7 @@
 
 A section NAME (its `<!-- bench:NAME -->` markers) maps to the runs, in order, that
 rewrite it: each a module of bench/ and its arguments, run as `python -m bench.<that module>`
-from the checkout's root. build.py reads this table with ast (it imports nothing of bench/);
+from the checkout's root. build.py reads this table with ast (bench/common/catalog.py);
 tests/test_bench_doc.py checks that every section of the report is here and every module
 exists. A plain table: one section a line, no logic.
 """
