@@ -51,7 +51,7 @@ from bench.common.labelled_pages import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 KITS = ROOT / "tests" / "data" / "record_pages"
-PARTS = ("tune", "dev", "fresh")
+PARTS = ("tune", "dev", "fresh", "audit")
 FIT_PARTS = ("tune", "dev")  # what the shipped model is fitted on
 HELD_OUT = ("fresh",)  # only ever tested on, never fitted on
 LAYOUTS = ("plain", "app", "table")
