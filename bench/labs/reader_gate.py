@@ -47,6 +47,7 @@ def reading(eng: Any, question: str, settings: Any, gold_keys: set[str]
     """(gate probability, best quote score, urls the quote cites, the quote's recall of the
     gold answer's key words for each of SIZES) for one question."""
     from rewind.answers import extractive
+    from rewind.answers.citations import Meaning
     from rewind.answers.context import retrieve
     from rewind.answers.llm import EmbedderTokenizer
     from rewind.answers.packing import pack
@@ -55,13 +56,13 @@ def reading(eng: Any, question: str, settings: Any, gold_keys: set[str]
     emb = eng.embedder()
     pool = pack(found.reading or found.evidence, settings.extract_token_budget,
                 EmbedderTokenizer(emb), question, settings)
-    picked = extractive.read(question, pool.sources, emb.embed_documents,
+    picked = extractive.read(question, pool.sources, Meaning.of(emb),
                              found.query_vector, settings)
     url = {s.n: s.url for s in pool.sources}
     recalls: dict[str, float | None] = {}
     for most, per_page in SIZES:
         quote = extractive.quoted(extractive.read(
-            question, pool.sources, emb.embed_documents, found.query_vector, settings,
+            question, pool.sources, Meaning.of(emb), found.query_vector, settings,
             max_sentences=most, per_source_max=per_page))
         recalls[f"{most}/{per_page}"] = aa.recall(" ".join(t for t, _n, _p in quote),
                                                   gold_keys) if gold_keys else None

@@ -30,13 +30,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bench.common import report
 from bench.quality import checker_set, run_facts
 from bench.quality.quality import MODEL, model_dir_for
+
+if TYPE_CHECKING:
+    from rewind.answers.citations import Meaning
 
 ROOT = Path(__file__).resolve().parents[2]
 DUMP_DIR = ROOT / "build" / "checker-set"
@@ -60,11 +63,10 @@ class Outcome:
 
 class MemoEmbedder:
     """An embedder's `embed_documents`, each text embedded once (a sweep re-checks the same
-    texts); `confidence` is the wrapped model's, so the checker reads its cosine scale."""
+    texts). The checker is given the wrapped model's cosine scale beside it (`Meaning`)."""
 
     def __init__(self, embedder: Any) -> None:
         self.embedder = embedder
-        self.confidence = getattr(embedder, "confidence", None)
         self.cache: dict[str, np.ndarray] = {}
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
@@ -90,7 +92,7 @@ def source_of(item: checker_set.Item) -> Any:
     return Source(1, "history", item.url, item.title, None, 1, 0.0, [ev], [clean(item.passage)])
 
 
-def judge(items: Sequence[checker_set.Item], embed: Callable | None, settings: Any,
+def judge(items: Sequence[checker_set.Item], embed: Meaning | None, settings: Any,
           check: Callable | None = None) -> list[Outcome]:  # fmt: skip
     """Every item through the checker (`check`: check_answer unless given)."""
     if check is None:
@@ -149,7 +151,7 @@ def parse_sweep(spec: str, base: Any) -> tuple[str, list[Any]]:
     return name, [conv(v) for v in values.split(",")]
 
 
-def sweep_rows(items: Sequence[checker_set.Item], embed: Callable, base: Any, name: str,
+def sweep_rows(items: Sequence[checker_set.Item], embed: Meaning, base: Any, name: str,
                values: Sequence[Any]) -> list[list[str]]:  # fmt: skip
     """Dev items only: the rates at each value of Settings field `name`."""
     dev = [it for it in items if it.split == "dev"]
@@ -233,6 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0, load0 = time.perf_counter(), report.load_average()
 
     from rewind import config
+    from rewind.answers.citations import Meaning
     from rewind.models import specs
     from rewind.models.embedder import OnnxEmbedder
 
@@ -252,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     emb_dir = model_dir_for(config, MODEL, args.model_dir, cache)
     embedder = OnnxEmbedder(specs.embedding_spec(MODEL), emb_dir,
                             dataclasses.replace(base, query_cache_size=0))  # fmt: skip
-    embed = MemoEmbedder(embedder).embed_documents
+    embed = Meaning(MemoEmbedder(embedder).embed_documents, embedder.confidence)
     t1 = time.perf_counter()
     outs = judge(items, embed, base)
     print(f"checked in {time.perf_counter() - t1:.0f} s", file=sys.stderr)

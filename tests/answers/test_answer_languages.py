@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from rewind.answers.answer import Answerer
-from rewind.answers.citations import check_answer
+from rewind.answers.citations import Meaning, check_answer
 from rewind.answers.llm import ScriptedLlm
 from rewind.capture.ingest import PageInput, PassageInput
 from rewind.config import Settings
@@ -93,5 +93,5 @@ def test_the_german_passage_backs_its_own_german_sentence(history):
     from support.answer_fixtures import sources_for
     sources = sources_for(history, QUESTION)
     checked = check_answer(f"{GERMAN[1].split('. ')[0]}. [Source 1]", sources,
-                           emb.embed_documents, history.settings, QUESTION)
+                           Meaning.of(emb), history.settings, QUESTION)
     assert checked.supported and checked.checks[0].sources == [1]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from rewind.answers.citations import Checker, check_answer, shown_text
+from rewind.answers.citations import Checker, Meaning, check_answer, shown_text
 from rewind.answers.packing import Evidence, Source
 from rewind.config import Settings
 from rewind.models.cosine_scale import REFERENCE, calibrated
@@ -63,7 +63,7 @@ class Counting(FakeEmbedder):
 def check(answer: str, embedder: FakeEmbedder | None = None, question: str = "",
           sources: list[Source] = SOURCES):
     embedder = embedder or FakeEmbedder()
-    return check_answer(answer, sources, embedder.embed_documents, S, question)
+    return check_answer(answer, sources, Meaning.of(embedder), S, question)
 
 
 def test_a_right_citation_is_kept_a_wrong_one_corrected_a_missing_one_added():
@@ -156,6 +156,21 @@ def test_the_passages_words_in_a_sentence_far_from_it_in_meaning_are_not_backed(
         assert c.support == 1.0 and c.missing == ()  # every word there: meaning decided it
 
 
+def test_the_scale_comes_with_the_function_never_from_it():
+    """A wrapped `embed_documents` (a cache, a counter) is read on the scale it is given:
+    the fake's own, a raw 0.12 is under the floor as the fake itself has it; said to be on
+    the reference scale, the same cosine is over it."""
+    fake = Pinned(SAID, FRIDGE, 0.12)
+
+    def wrapped(texts):
+        return fake.embed_documents(texts)
+
+    on_its_scale = check_answer(SAID, SOURCES, Meaning(wrapped, fake.confidence), S)
+    assert [c.status for c in on_its_scale.checks] == ["unsupported"]
+    as_reference = check_answer(SAID, SOURCES, Meaning(wrapped, None), S)
+    assert [c.status for c in as_reference.checks] == ["added"]
+
+
 def test_without_an_embedder_the_words_alone_decide():
     got = check_answer(f"{SAID} Cats purr.", SOURCES, None, S)
     assert [c.status for c in got.checks] == ["added", "unsupported"]
@@ -176,7 +191,7 @@ def test_stored_vectors_are_not_embedded_again_and_the_claims_go_in_one_batch():
 
 
 def test_a_quote_is_its_sources_own_words_in_quotation_marks():
-    checker = Checker(SOURCES, FakeEmbedder().embed_documents, S)
+    checker = Checker(SOURCES, Meaning.of(FakeEmbedder()), S)
     c = checker.quote("Keep it at room temperature between feeds.", 1, STARTER)
     assert (c.status, c.sources, c.support) == ("quoted", [1], 1.0)
     assert STARTER[c.mark[0]:c.mark[1]] == c.sentence

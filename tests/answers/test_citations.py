@@ -4,7 +4,7 @@ planted wrong citations, made-up sentences, restated questions, fragments."""
 from __future__ import annotations
 
 from rewind.answers.answer import drop_fragment
-from rewind.answers.citations import check_answer, split_answer, with_citations
+from rewind.answers.citations import Meaning, check_answer, split_answer, with_citations
 from support.answer_fixtures import HNSW, SOURDOUGH, number_of, sources_for
 
 
@@ -32,7 +32,7 @@ def test_checker_corrects_a_wrong_citation_and_flags_a_made_up_sentence(history,
         f"baker [Source {bread}]. HNSW keeps at most M neighbours per layer. "
         "Sourdough starters are made from rye flour and apple juice."
     )
-    checked = check_answer(planted, sources, embedder.embed_documents, history.settings)
+    checked = check_answer(planted, sources, Meaning.of(embedder), history.settings)
     wrong, made_up, uncited, invented = checked.checks
     assert (wrong.status, wrong.cited, wrong.sources) == ("corrected", [graph], [bread])
     assert made_up.status == "unsupported" and made_up.sources == []
@@ -65,7 +65,7 @@ def test_a_short_false_claim_is_checked_not_waved_through(history, embedder):
     sources = sources_for(history, question)
     bread = number_of(sources, SOURDOUGH)
     answer = f"Feed it once a day [Source {bread}]. Use vinegar. Yes."
-    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    checked = check_answer(answer, sources, Meaning.of(embedder), history.settings, question)
     assert [c.status for c in checked.checks] == ["ok", "unsupported", "no_claim"]
     assert "vinegar" not in checked.answer
 
@@ -79,7 +79,7 @@ def test_repeating_the_question_does_not_back_an_invented_detail(history, embedd
         f"You should feed a sourdough starter by the light of the full moon [Source {bread}]. "
         "The answer is:"
     )
-    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    checked = check_answer(answer, sources, Meaning.of(embedder), history.settings, question)
     true, invented = checked.checks  # the dangling lead-in is no sentence at all
     assert true.status == "ok" and invented.status == "unsupported"
     assert checked.answer == f"You should feed a sourdough starter once a day [Source {bread}]."
@@ -90,7 +90,7 @@ def test_an_answer_with_no_supported_sentence_is_not_supported(history, embedder
     checked = check_answer(
         "Tokyo is the capital of Japan [Source 1]. The moon is made of green cheese.",
         sources,
-        embedder.embed_documents,
+        Meaning.of(embedder),
         history.settings,
     )
     assert not checked.supported and checked.answer == ""
@@ -106,7 +106,7 @@ def test_a_heading_is_not_shown(history, embedder):
     bread = number_of(sources, SOURDOUGH)
     answer = ("Feeding Schedule\n"
               f"Feed it once a day with equal weights of flour and water [{bread}].")
-    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    checked = check_answer(answer, sources, Meaning.of(embedder), history.settings, question)
     assert [c.status for c in checked.checks] == ["heading", "ok"]
     assert not checked.answer.startswith("Feeding Schedule")
 
@@ -117,7 +117,7 @@ def test_a_list_of_page_titles_is_not_shown(history, embedder):
     bread = number_of(sources, SOURDOUGH)
     answer = (f"Feed it once a day with equal weights of flour and water [Source {bread}]. "
               f"How to keep a sourdough starter alive [Source {bread}].")
-    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    checked = check_answer(answer, sources, Meaning.of(embedder), history.settings, question)
     assert [c.status for c in checked.checks] == ["ok", "title"]
     assert "alive" not in checked.answer
 
@@ -128,7 +128,7 @@ def test_an_invented_question_is_not_shown(history, embedder):
     bread = number_of(sources, SOURDOUGH)
     answer = (f"Feed it once a day with equal weights of flour and water [Source {bread}]. "
               'Question: What does "hooch" mean? What else do you want to know?')
-    checked = check_answer(answer, sources, embedder.embed_documents, history.settings, question)
+    checked = check_answer(answer, sources, Meaning.of(embedder), history.settings, question)
     assert [c.status for c in checked.checks] == ["ok", "question", "question"]
     assert "?" not in checked.answer
 
@@ -140,7 +140,7 @@ def test_a_boilerplate_lead_in_is_cut_and_its_claim_kept(history, embedder):
     for lead in ("The answer to your question is:", "According to the sources,",
                  "Based on the provided sources,", "Sure!"):
         answer = f"{lead} Feed it once a day with equal weights of flour and water [{bread}]."
-        checked = check_answer(answer, sources, embedder.embed_documents, history.settings,
+        checked = check_answer(answer, sources, Meaning.of(embedder), history.settings,
                                question)
         assert checked.answer.startswith("Feed it once a day"), (lead, checked.answer)
         assert [c.status for c in checked.checks] == ["ok"]
@@ -155,7 +155,7 @@ def test_a_citation_points_at_the_passage_the_sentence_came_from(history, embedd
     assert len(src.texts) >= 2, "the fixture packs two passages of the sourdough page"
     cited = graph or bread
     answer = f"A layer of grey liquid on top is called hooch [Source {cited}]."
-    checked = check_answer(answer, sources, embedder.embed_documents, history.settings,
+    checked = check_answer(answer, sources, Meaning.of(embedder), history.settings,
                            question)
     [c] = checked.checks
     assert c.sources == [bread] and c.status == ("corrected" if graph else "ok")

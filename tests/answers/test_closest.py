@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from rewind.answers.answer import Answerer
+from rewind.answers.citations import Meaning
 from rewind.answers.closest import QUOTE_WORDS, closest, quote
 from rewind.answers.packing import Evidence, Source
 from rewind.answers.prompt import COULD_NOT_FIND
@@ -71,7 +72,7 @@ def test_meaning_chooses_the_sentences_when_an_embedder_is_given():
     def embed(texts: list[str]) -> np.ndarray:  # a stand-in that likes one sentence
         return np.array([[1.0, 0.0] if "attrgetter" in t else [0.0, 1.0] for t in texts])
 
-    q = quote("zzz", LONG, "", embed, np.array([1.0, 0.0]))
+    q = quote("zzz", LONG, "", Meaning(embed, None), np.array([1.0, 0.0]))  # reference scale
     assert sents[target] in q and q.startswith("… ") and not q.endswith(" …")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from rewind.answers.citations import check_answer
+from rewind.answers.citations import Meaning, check_answer
 from rewind.answers.extractive import candidates, compose
 from support.answer_fixtures import SOURDOUGH, number_of, sources_for
 
@@ -13,13 +13,13 @@ from support.answer_fixtures import SOURDOUGH, number_of, sources_for
 def test_an_extract_is_verbatim_cited_and_checked(history, embedder):
     q = "How often should I feed a sourdough starter?"
     sources = sources_for(history, q)
-    text = compose(q, sources, embedder.embed_documents, embedder.embed_query(q),
+    text = compose(q, sources, Meaning.of(embedder), embedder.embed_query(q),
                    history.settings)
     assert "once a day" in text and f"[Source {number_of(sources, SOURDOUGH)}]" in text
     packed = " ".join(t for s in sources for t in s.texts)
     for sentence in re.split(r"(?<=[.!?])\s+", re.sub(r" \[Source \d+\]", "", text)):
         assert sentence in packed, f"not a source's own sentence: {sentence}"
-    assert check_answer(text, sources, embedder.embed_documents, history.settings, q).supported
+    assert check_answer(text, sources, Meaning.of(embedder), history.settings, q).supported
 
 
 def test_headings_titles_and_questions_are_never_candidates(history):
@@ -34,7 +34,7 @@ def test_headings_titles_and_questions_are_never_candidates(history):
 def test_picked_sentences_are_put_back_in_reading_order(history, embedder):
     q = "sourdough starter feeding temperature hooch"
     sources = sources_for(history, q)
-    text = compose(q, sources, embedder.embed_documents, embedder.embed_query(q),
+    text = compose(q, sources, Meaning.of(embedder), embedder.embed_query(q),
                    history.settings, max_sentences=3, keep_share=0.0)
     order = [c.order for c in candidates(sources, history.settings)
              if c.text in re.sub(r" \[Source \d+\]", "", text)]

@@ -37,7 +37,7 @@ from ..config import Settings
 from ..errors import Code, RewindError
 from ..text import SENTENCE_BREAK, content_words
 from . import llm
-from .citations import CITE, Embed
+from .citations import CITE, Meaning
 from .context import TabContext, build_context
 from .llm import Llm
 from .outcome import AskResult, Thread
@@ -210,9 +210,8 @@ class Answerer:
             self.llm_problem = None
             return True
 
-    def _embed(self) -> Embed | None:
-        emb = self.engine.embedder()
-        return emb.embed_documents if emb is not None else None
+    def _embed(self) -> Meaning | None:
+        return Meaning.of(self.engine.embedder())
 
     def build_context(
         self, query: str, raw_context: str | None, budget: int, provided: TabContext | None = None

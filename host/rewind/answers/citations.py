@@ -11,6 +11,8 @@ passages that hold it and keeps out word salad. The passage that backs a sentenc
 `quote`, and the part of it that does its `mark`: the citation points there. What is shown
 is only the supported claims; a bare "Yes." or "No." is no claim a page can back.
 `Checker` reads the sources once, so a streamed answer is checked a sentence at a time.
+Cosines are read through a `Meaning`: the embedding function and its model's cosine scale,
+given together, so the thresholds (fitted on the reference scale) hold for any model.
 This module must never call a sentence supported that no source backs, and never change
 the words of a sentence it keeps (only its citations).
 """
@@ -20,16 +22,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..config import Settings
 from ..index.derived import languages
 from ..models.cosine_scale import calibrated
+from ..models.specs import Confidence
 from ..text import SENTENCE_BREAK, content_words, letter_words, spaced_words, words
 from .grounding import PassageWords, claim_words, ground
 from .packing import Source
+
+if TYPE_CHECKING:
+    from ..models.embedder import Embedder
 
 # [Source 1], [Sources 1 and 2], [Source 1, Source 3], [1], (Source 2) — but not a bare
 # "(1)": "git-config(1)" is a man page, and its words are the sentence's own.
@@ -183,11 +189,27 @@ class Checked:
 Embed = Callable[[Sequence[str]], np.ndarray]
 
 
-def reference_cosine(embed: Embed | None, cosine):
-    """Cosines (a float or an array) of `embed`'s model on the reference scale, MiniLM's,
-    which the thresholds of the answer were fitted on (models/cosine_scale.py).
-    `embed` is an embedder's bound `embed_documents`: its embedder knows its scale."""
-    return calibrated(getattr(getattr(embed, "__self__", None), "confidence", None), cosine)
+@dataclass(frozen=True)
+class Meaning:
+    """How the answer reads meaning: `embed` turns texts into unit vectors (an embedder's
+    `embed_documents`, or anything standing in for it), and `scale` is the cosine scale of
+    the model behind it (the embedder's `confidence`; None: the reference scale). Both are
+    given, never recovered from the function, so a wrapped `embed` keeps its calibration
+    only by being given it."""
+
+    embed: Embed
+    scale: Confidence | None
+
+    @classmethod
+    def of(cls, embedder: Embedder | None) -> Meaning | None:
+        """An embedder's documents and its scale; None without an embedder."""
+        return None if embedder is None else cls(embedder.embed_documents,
+                                                 embedder.confidence)
+
+    def reference(self, cosine):
+        """Cosines (a float or an array) of this model on the reference scale, MiniLM's,
+        which the thresholds of the answer were fitted on (models/cosine_scale.py)."""
+        return calibrated(self.scale, cosine)
 
 
 def _passage_vectors(sources: Sequence[Source], embed: Embed | None
@@ -246,15 +268,15 @@ class Checker:
     sentences are quoted instead (the reader, extractive.py).
     """
 
-    def __init__(self, sources: Sequence[Source], embed: Embed | None, settings: Settings,
+    def __init__(self, sources: Sequence[Source], meaning: Meaning | None, settings: Settings,
                  question: str = "") -> None:
         self.sources = list(sources)
-        self.embed = embed
+        self.meaning = meaning
         self.settings = settings
         self.asked = claim_words(question)
         self.titles = [s.title for s in sources if s.title]
         self._words = {s.n: [PassageWords(t, s.title) for t in s.texts] for s in sources}
-        self._vecs = _passage_vectors(sources, embed) if embed is not None else {}
+        self._vecs = _passage_vectors(sources, meaning.embed) if meaning is not None else {}
         self._lang = {s.n: language_of(f"{s.title}\n" + "\n".join(s.texts)) for s in sources}
         self._asked_lang = language_of(question) if question else languages.UNKNOWN
         self._said: set[frozenset[str]] = set()
@@ -276,16 +298,17 @@ class Checker:
         kind = self.kind(body)
         if kind is not None:
             return SentenceCheck(body, cited, [], kind, 0.0, None)
-        if vec is None and self.embed is not None and self._vecs:
-            vec = self.embed([body])[0]
+        if vec is None and self.meaning is not None and self._vecs:
+            vec = self.meaning.embed([body])[0]
         lang = language_of(body)
         lang = self._asked_lang if lang == languages.UNKNOWN else lang
         best: dict[int, _Backing] = {}
         for src in self.sources:
             if across(lang, self._lang[src.n]):
                 continue  # its words cannot be held to this source's
-            cos = (reference_cosine(self.embed, self._vecs[src.n] @ vec)
-                   if vec is not None and src.n in self._vecs else None)
+            cos = (self.meaning.reference(self._vecs[src.n] @ vec)
+                   if self.meaning is not None and vec is not None and src.n in self._vecs
+                   else None)
             for j, pw in enumerate(self._words[src.n]):
                 g = ground(body, self.asked, pw)
                 c = float(cos[j]) if cos is not None else 1.0
@@ -322,9 +345,9 @@ class Checker:
     def claims(self, parts: Sequence[tuple[str, list[int]]]) -> dict[int, np.ndarray]:
         """The vectors of the parts that are claims, embedded in one batch."""
         todo = [i for i, (body, _c) in enumerate(parts) if self.kind(body) is None]
-        if not todo or self.embed is None or not self._vecs:
+        if not todo or self.meaning is None or not self._vecs:
             return {}
-        return dict(zip(todo, self.embed([parts[i][0] for i in todo]), strict=True))
+        return dict(zip(todo, self.meaning.embed([parts[i][0] for i in todo]), strict=True))
 
 
 def shown_text(checks: Sequence[SentenceCheck]) -> str:
@@ -347,7 +370,7 @@ def checked(checks: list[SentenceCheck]) -> Checked:
 def check_answer(
     text: str,
     sources: Sequence[Source],
-    embed: Embed | None,
+    meaning: Meaning | None,
     settings: Settings,
     question: str = "",
 ) -> Checked:
@@ -358,7 +381,7 @@ def check_answer(
     counts marsupials by the moon" shares most words with a page about quokkaflux because
     it repeats the question; only "moon" is a claim, and the page must have it.
     """
-    checker = Checker(sources, embed, settings, question)
+    checker = Checker(sources, meaning, settings, question)
     parts = split_answer(text)
     vecs = checker.claims(parts)
     return checked([checker.check(body, cited, vecs.get(i))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..text import content_words, sentences, spaced_words
-from .citations import Embed, fragment_kind, reference_cosine
+from .citations import Meaning, fragment_kind
 from .packing import Source
 
 QUOTE_WORDS = 60  # a longer passage is cut to its best sentences
@@ -50,7 +50,7 @@ class Closest:
                 "status": "quoted", "support": 1.0, "best": self.n, "quote": self.passage}
 
 
-def closest(question: str, sources: Sequence[Source], embed: Embed | None,
+def closest(question: str, sources: Sequence[Source], meaning: Meaning | None,
             qvec: np.ndarray | None) -> Closest | None:
     """The best passage of the first source that has one, quoted; None without sources."""
     src = next((s for s in sources if s.passages), None)
@@ -58,7 +58,7 @@ def closest(question: str, sources: Sequence[Source], embed: Embed | None,
         return None
     passage = " ".join(_body(src.passages[0].text, src.title).split())
     return Closest(src.n, src.kind, src.url, src.title,
-                   quote(question, passage, src.title, embed, qvec), passage)
+                   quote(question, passage, src.title, meaning, qvec), passage)
 
 
 def _body(text: str, title: str) -> str:
@@ -70,7 +70,7 @@ def _body(text: str, title: str) -> str:
     return "\n".join(lines)
 
 
-def quote(question: str, passage: str, title: str, embed: Embed | None,
+def quote(question: str, passage: str, title: str, meaning: Meaning | None,
           qvec: np.ndarray | None, max_words: int = QUOTE_WORDS) -> str:
     """`passage`, or the run of its sentences most about `question` within `max_words`."""
     sents = sentences(passage)
@@ -79,9 +79,9 @@ def quote(question: str, passage: str, title: str, embed: Embed | None,
     qwords = content_words(question)
     overlap = np.array([len(qwords & content_words(s)) / (len(qwords) or 1) for s in sents])
     score = overlap
-    if embed is not None and qvec is not None:
-        sims = reference_cosine(embed, embed([f"{title}: {s}" if title else s
-                                              for s in sents]) @ qvec)
+    if meaning is not None and qvec is not None:
+        sims = meaning.reference(meaning.embed([f"{title}: {s}" if title else s
+                                                for s in sents]) @ qvec)
         score = 0.7 * sims + 0.3 * overlap
     best = int(np.argmax(score))
     lo = hi = best  # the window: sentences lo..hi

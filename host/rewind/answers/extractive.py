@@ -27,7 +27,7 @@ import numpy as np
 
 from ..config import Settings
 from ..text import content_words, letter_words, names, sentences, spaced_words
-from .citations import Embed, is_answer_sentence, reference_cosine, with_citations
+from .citations import Meaning, is_answer_sentence, with_citations
 from .packing import Source
 
 MAX_WORDS = 80  # a longer "sentence" is a run-on list, not an answer
@@ -164,14 +164,14 @@ def quoted(picked: Sequence[Candidate]) -> list[tuple[str, int, str]]:
     return out
 
 
-def compose(question: str, sources: Sequence[Source], embed: Embed | None,
+def compose(question: str, sources: Sequence[Source], meaning: Meaning | None,
             qvec: np.ndarray | None, settings: Settings, **kw: float) -> str:
     """The reader's sentences as an answer's text, each cited; "" when none answers."""
     return " ".join(with_citations(t, [n]) for t, n, _p in
-                    quoted(read(question, sources, embed, qvec, settings, **kw)))
+                    quoted(read(question, sources, meaning, qvec, settings, **kw)))
 
 
-def read(question: str, sources: Sequence[Source], embed: Embed | None,
+def read(question: str, sources: Sequence[Source], meaning: Meaning | None,
          qvec: np.ndarray | None, settings: Settings, max_sentences: int | None = None,
          per_source_max: int | None = None, keep_share: float = 0.75,
          mmr_lambda: float = 0.7) -> list[Candidate]:
@@ -192,9 +192,9 @@ def read(question: str, sources: Sequence[Source], embed: Embed | None,
     overlap = np.array([len(qwords & content_words(t)) / (len(qwords) or 1)
                         for t in in_context])
     vecs = None
-    if embed is not None and qvec is not None:
-        vecs = embed(in_context)
-        sims = reference_cosine(embed, vecs @ qvec)
+    if meaning is not None and qvec is not None:
+        vecs = meaning.embed(in_context)
+        sims = meaning.reference(vecs @ qvec)
         score = 0.7 * sims + 0.3 * overlap
     else:
         sims = None
@@ -205,9 +205,9 @@ def read(question: str, sources: Sequence[Source], embed: Embed | None,
     left = set(range(len(cands)))
     while left and len(picked) < max_sentences:
         def gain(i: int) -> float:
-            if vecs is None or not picked:
+            if meaning is None or vecs is None or not picked:
                 return float(score[i])
-            redundancy = float(np.max(reference_cosine(embed, vecs[picked] @ vecs[i])))
+            redundancy = float(np.max(meaning.reference(vecs[picked] @ vecs[i])))
             return mmr_lambda * float(score[i]) - (1 - mmr_lambda) * redundancy
         i = max(left, key=lambda i: (gain(i), -i))
         left.discard(i)
@@ -220,8 +220,8 @@ def read(question: str, sources: Sequence[Source], embed: Embed | None,
             continue
         if per_source.get(c.source, 0) >= per_source_max:
             continue
-        if vecs is not None and picked and float(
-                np.max(reference_cosine(embed, vecs[picked] @ vecs[i]))) > SAME:
+        if meaning is not None and vecs is not None and picked and float(
+                np.max(meaning.reference(vecs[picked] @ vecs[i]))) > SAME:
             continue  # says again what a picked sentence says
         picked.append(i)
         per_source[c.source] = per_source.get(c.source, 0) + 1

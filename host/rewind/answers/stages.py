@@ -30,7 +30,7 @@ from .citations import (
     SHOWN,
     Checked,
     Checker,
-    Embed,
+    Meaning,
     SentenceCheck,
     shown_text,
 )
@@ -97,7 +97,7 @@ class Question:
     qvec: np.ndarray | None = None
     answerable: Literal["no", "maybe", "yes"] = "yes"
     timings: dict[str, float | None] = field(default_factory=dict)
-    embed: Embed | None = None
+    embed: Meaning | None = None
     on_draft: Callable[[str], None] | None = None  # the model's raw words (a debug view)
     raw: str = ""  # the model's draft, never shown as the answer
     pool: BuiltContext | None = None  # the sources the answer cites (the reader's)
