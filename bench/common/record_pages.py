@@ -4,10 +4,10 @@ check never wrote: the evaluation of the content check on records (bench/quality
 Job: read the template kits of tests/data/record_pages/<part>/<lang>.txt — one language's
 frames, written by hand for that part: "tune" and "dev" are fitted on ("dev" was written as
 a held-out part, before any result was looked at, by other habits; its results were then
-read, so it became development data — see its files' opening comments); "fresh" never is:
-the held-out part, written by an author who had not seen the check or its results, with
-other countries' records and other habits — and turn them, seeded, into pages in three
-layouts:
+read, so it became development data — see its files' opening comments); "fresh" and
+"audit" never are: the held-out parts, each written by an author who had not seen the check,
+its training data or its results, with other countries' records and other habits — and turn
+them, seeded, into pages in three layouts:
 
 - `plain`: a heading and paragraphs, no menu, no sign-out (where private records most
   often slipped through);
@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KITS = ROOT / "tests" / "data" / "record_pages"
 PARTS = ("tune", "dev", "fresh", "audit")
 FIT_PARTS = ("tune", "dev")  # what the shipped model is fitted on
-HELD_OUT = ("fresh",)  # only ever tested on, never fitted on
+HELD_OUT = ("fresh", "audit")  # only ever tested on, never fitted on
 LAYOUTS = ("plain", "app", "table")
 _SLOT = re.compile(r"\{(\w+)\}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")

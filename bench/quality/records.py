@@ -5,9 +5,9 @@ Job: generate the record pages (bench/common/record_pages.py: private records an
 the same topics, ten languages, ten categories, three layouts — plain heading and
 paragraphs, a signed-in app screen, a table) from the kits of each part — the parts the
 shipped model is fitted on (record_pages.FIT_PARTS: "tune", and "dev", first written as a
-held-out part) and the held-out part (record_pages.HELD_OUT: "fresh", written by an author
-who had not seen the check or its results) — and report, as the host checks them (personal
-data masked first):
+held-out part) and the held-out parts (record_pages.HELD_OUT: "fresh" and "audit", each
+written by an author who had not seen the check or its results) — and report, as the host
+checks them (personal data masked first):
 - the model shipped before the records evaluation (sensitive_baseline.json beside this
   file) and the model shipped now, on every part, by layout;
 - leave one language out and leave one category out with the shipped recipe and features
@@ -207,13 +207,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"topics, {len({p.lang for p in held})} languages x {len({p.category for p in held})} "
         "categories x 3 layouts (plain: a heading and paragraphs, no menu or sign-out; app: "
         "a signed-in screen; table: label and value cells), on hostnames no rule list holds. "
-        f"**Held-out part, `fresh`** ({len(held)} pages, tests/data/record_pages/fresh/): "
-        "written by an author who had not seen the check, its features or its results, with "
-        "other countries' records (Australia, Austria, Argentina, Quebec, Flanders...) and "
-        "other habits (third-person records without a second-person pronoun, diaries, "
-        "transcripts, forwarded threads; articles with real people and dates, worked "
-        "examples, forum questions, glossaries); committed before the check was run on it, "
-        "never fitted on, and run once with the model shipped here. **Fit parts** "
+        f"**Held-out parts** ({len(held)} pages), each written by an author who had not seen "
+        "the check, its features, its training data or its results, committed before the "
+        "check was run on it and never fitted on: `fresh` (tests/data/record_pages/fresh/: "
+        "other countries' records — Australia, Austria, Argentina, Quebec, Flanders... — "
+        "third-person records without a second-person pronoun, diaries, transcripts, "
+        "forwarded threads; articles with real people and dates, worked examples, forum "
+        "questions, glossaries; its wrong pages were read after its first run, and nothing "
+        "was kept that was tried after), and `audit` (tests/data/record_pages/audit/: South "
+        "Africa, Switzerland, Mexico, Belgium, Sicily, Portugal, Belarus, Taiwan; counsellor "
+        "notes, intake answers and homework sheets, quoted mail threads, lab reports with "
+        "reference ranges, vaccination records; how-tos, templates, news with public "
+        "figures), run once with the model shipped here. The fold tables pool the two. "
+        "**Fit parts** "
         f"({len(fit)} pages): `tune`, and `dev`, which was written as a held-out part before "
         "any result was looked at; its results and the pages the check got wrong were then "
         "read while the check's features were developed, so it is fitted on now and its "
