@@ -70,7 +70,21 @@ def test_unrelated_question_finds_no_evidence(history):
     assert found.evidence == []
 
 
-def test_tab_text_is_interleaved_with_history(history):
+def opened_searchers(engine, monkeypatch) -> list[int]:
+    """A list that grows by one each time `engine` opens a searcher."""
+    opened: list[int] = []
+    real = engine.searcher
+
+    def counting(*args, **kwargs):
+        opened.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "searcher", counting)
+    return opened
+
+
+def test_tab_text_is_interleaved_with_history(history, monkeypatch):
+    opened = opened_searchers(history, monkeypatch)
     tab = TabContext(
         "Trains to Sintra leave from Rossio station every 20 minutes.\n\n"
         "The trip takes about 40 minutes and a return ticket costs little.",
@@ -83,6 +97,16 @@ def test_tab_text_is_interleaved_with_history(history):
     kinds = [e.kind for e in found.evidence]
     assert kinds[0] == "tab" and "history" in kinds
     assert sum(k == "tab" for k in kinds) <= history.settings.tab_passages
+    assert len(opened) == 1  # the history, the tab's passages and the gate on them: one searcher
+
+
+def test_several_queries_are_retrieved_with_one_searcher(history, monkeypatch):
+    opened = opened_searchers(history, monkeypatch)
+    queries = ["how often do I feed a sourdough starter", "where does tram 28 go"]
+    found = context.retrieve_each(history, queries, history.settings, k=5)
+    assert len(opened) == 1
+    assert [f.evidence[0].url for f in found] == [
+        retrieve(history, q, history.settings, k=5).evidence[0].url for q in queries]
 
 
 def test_build_context_packs_history_and_raw_context_within_budget(history, gguf_tokenizer):

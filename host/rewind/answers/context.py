@@ -4,7 +4,8 @@
 (search/retrieve.py, the one retrieval path), those close enough to the question kept,
 passage quality weighted in, at most 2 passages per page and 3 pages per domain; the
 current tab's text (or any raw context a caller gives) is chunked, ranked against the
-query and interleaved with the history, so both always reach the model.
+query and interleaved with the history, so both always reach the model. The searcher is
+opened once for all of it (`retrieve_each`: once for a question's facets too).
 `build_context` is what other local AI tools get (`rewind context`, the MCP server;
 docs/answers.md): the packed text, the items used with their token counts and the
 total, counted with the answering model's own tokenizer. The total is never over the
@@ -37,6 +38,7 @@ from .llm import Tokenizer
 from .packing import BuiltContext, Evidence, pack
 
 if TYPE_CHECKING:
+    from ..models.embedder import Embedder
     from ..profile.engine import Rewind
 
 
@@ -234,34 +236,57 @@ def retrieve(
     provided: TabContext | None = None
 ) -> Retrieval:
     """History passages for `query`, with the provided text's best passages interleaved."""
-    t0 = time.perf_counter()
+    return retrieve_each(engine, [query], settings, k=k, provided=provided)[0]
+
+
+def retrieve_each(
+    engine: Rewind, queries: Sequence[str], settings: Settings, *, k: int,
+    provided: TabContext | None = None
+) -> list[Retrieval]:
+    """`retrieve` for each query (a question, or its facets), the searcher opened once for
+    all of them: it holds the vectors' lock, so it is never held while a model writes."""
+    given = provided if provided is not None and provided.text.strip() else None
+    emb = engine.embedder() if given is not None else None
+    out: list[Retrieval] = []
+    t0 = time.perf_counter()  # the first one's time counts the opening
     with engine.searcher() as searcher:
-        history, found = history_evidence(searcher, query, settings, k)
-    if provided is not None and provided.text.strip():
-        emb = engine.embedder()
-        n = settings.tab_passages if provided.kind == "tab" else k
-        extra = provided_evidence(
-            provided, query, found.query_vector, emb.embed_documents if emb else None,
-            settings, n)
-        reading = found.reading
-        if provided.url:  # the tab itself, when it is also in the history: once is enough
-            try:
-                same = urls.normalize(provided.url, settings.max_url_chars)
-            except RewindError:
-                same = provided.url
-            history = [e for e in history if e.url not in (same, provided.url)]
-            reading = [e for e in reading if e.url not in (same, provided.url)]
-        history = interleave(extra, history)
-        found.reading = interleave(extra, reading)
-        if extra and found.answerable is not None:  # the tab may hold what history lacks
-            with engine.searcher() as searcher:
-                signals = relevance.read_provided(searcher, query, [e.text for e in extra],
-                                                  [e.similarity for e in extra])
-            found.answerable = max(found.answerable,
-                                   relevance.gauge().answerable.probability(signals))
-    found.evidence = history
-    found.took_ms = (time.perf_counter() - t0) * 1000
-    return found
+        for query in queries:
+            history, found = history_evidence(searcher, query, settings, k)
+            if given is not None:
+                history = _with_provided(searcher, found, history, given, query, emb,
+                                         settings, k)
+            found.evidence = history
+            t1 = time.perf_counter()
+            found.took_ms, t0 = (t1 - t0) * 1000, t1
+            out.append(found)
+    return out
+
+
+def _with_provided(searcher: Searcher, found: Retrieval, history: list[Evidence],
+                   provided: TabContext, query: str, emb: Embedder | None,
+                   settings: Settings, k: int) -> list[Evidence]:
+    """The history's passages with the provided text's best interleaved (the tab itself
+    once, when it is also in the history); `found.reading` likewise, and the gate's
+    probability raised when the tab holds what the history lacks."""
+    n = settings.tab_passages if provided.kind == "tab" else k
+    extra = provided_evidence(
+        provided, query, found.query_vector, emb.embed_documents if emb else None,
+        settings, n)
+    reading = found.reading
+    if provided.url:  # the tab itself, when it is also in the history: once is enough
+        try:
+            same = urls.normalize(provided.url, settings.max_url_chars)
+        except RewindError:
+            same = provided.url
+        history = [e for e in history if e.url not in (same, provided.url)]
+        reading = [e for e in reading if e.url not in (same, provided.url)]
+    found.reading = interleave(extra, reading)
+    if extra and found.answerable is not None:  # the tab may hold what history lacks
+        signals = relevance.read_provided(searcher, query, [e.text for e in extra],
+                                          [e.similarity for e in extra])
+        found.answerable = max(found.answerable,
+                               relevance.gauge().answerable.probability(signals))
+    return interleave(extra, history)
 
 
 def build_context(

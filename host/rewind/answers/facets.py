@@ -3,8 +3,9 @@
 The loaded LLM is asked once (short prompt, fixed sampling seed) for up to
 `facet_count - 1` sub-questions with an importance 0..1 each; the question itself is
 always kept as the first facet, importance 1.0, so a model that writes garbage leaves
-the answer as good as without facets. Every facet is retrieved on its own
-(`context.retrieve`), then packed into its share of the token budget,
+the answer as good as without facets. Every facet is retrieved on its own (the question
+with it first, the model's facets after it has written them: `context.retrieve_each`, one
+searcher for them all), then packed into its share of the token budget,
 share = budget * importance / sum(importance), most important first, a share left
 unused passing to the next facet. A passage found by two facets is packed once, for
 the more important one. The chosen passages are then packed together by one
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Settings
 from ..errors import RewindError
 from ..text import words
-from .context import Retrieval, TabContext, retrieve
+from .context import Retrieval, TabContext, retrieve_each
 from .llm import Llm, Tokenizer
 from .packing import BuiltContext, Evidence, pack
 from .prompt import FACETS_EXAMPLE_ANSWER, facets_messages
@@ -191,17 +192,13 @@ def retrieve_facets(
     provided: TabContext | None = None,
     first: Retrieval | None = None,
 ) -> list[list[Evidence]]:
-    """Each facet's passages (`context.retrieve`); `first`: facets[0]'s, already retrieved."""
-    out: list[list[Evidence]] = []
-    for i, facet in enumerate(facets):
-        if i == 0 and first is not None:
-            out.append(first.evidence)
-        else:
-            found = retrieve(
-                engine, facet.question, settings, k=settings.answer_top_k, provided=provided
-            )
-            out.append(found.evidence)
-    return out
+    """Each facet's passages (`context.retrieve_each`: one searcher for them all);
+    `first`: facets[0]'s, already retrieved."""
+    known = [first.evidence] if first is not None and facets else []
+    todo = [f.question for f in facets[len(known):]]
+    found = retrieve_each(engine, todo, settings, k=settings.answer_top_k,
+                          provided=provided) if todo else []
+    return known + [r.evidence for r in found]
 
 
 def _identity(ev: Evidence) -> tuple:
