@@ -18,11 +18,28 @@ ROOT = Path(__file__).resolve().parents[2]
 EXT_ID = "abcdefghijklmnopabcdefghijklmnop"
 ORIGIN = f"chrome-extension://{EXT_ID}/"
 MIB = 1_048_576
+EXIT_S = 1.0  # the host must be gone this long after EOF
 
 
 def frame_bytes(obj: dict) -> bytes:
     data = json.dumps(obj).encode()
     return struct.pack("=I", len(data)) + data
+
+
+def page(i: int, words: str = "", n: int = 3, size: int = 0, visited: float = 1.7e9) -> dict:
+    """Page `i` as the extension sends it to index_page: `n` passages of about `size` bytes
+    over `words`, on one of three sites."""
+    body = f"passage number {{}} of page {i} about {words} and graph index pruning " + "filler " * (
+        size // 7
+    )
+    return {
+        "url": f"https://site{i % 3}.example/p/{i}",
+        "title": f"Page {i} {words}",
+        "passages": [{"text": body.format(j), "position": j, "quality": 0.6} for j in range(n)],
+        "content_hash": f"h{i}",
+        "visited_at": visited + i,
+        "dwell_s": 30.0,
+    }
 
 
 class HostProcess:
