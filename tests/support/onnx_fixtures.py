@@ -2,7 +2,8 @@
 
 The tiny graphs look up a random embedding table (last_hidden_state) and, when asked,
 add a pooled-and-projected `sentence_embedding` output, so a test can tell which output
-the embedder used and compute the expected vectors with numpy.
+the embedder used and compute the expected vectors with numpy. A RecordingSession, put in
+an embedder's place by `record`, keeps what each run was fed.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import onnx
@@ -18,6 +20,9 @@ from onnx import TensorProto, helper, numpy_helper
 from rewind import config
 from rewind.models import installed, specs
 from rewind.models.specs import EmbeddingSpec, FileSpec
+
+if TYPE_CHECKING:
+    from rewind.models.embedder import OnnxEmbedder
 from tokenizers import Tokenizer, models, pre_tokenizers, processors
 
 WORDS = ["the", "cat", "sat", "on", "mat", "dog", "ran", "in", "park", "stock", "market"]
@@ -169,3 +174,27 @@ def real_model_dir(name: str) -> Path:
             pytest.fail(f"{why} (REWIND_REQUIRE_MODELS=1)")
         pytest.skip(why)
     return model_dir
+
+
+class RecordingSession:
+    """Wraps an InferenceSession and keeps the feeds of every run (and, apart, the run
+    options of runs that had some: the idle shrink's)."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+        self.feeds: list[dict[str, np.ndarray]] = []
+        self.options: list = []
+
+    def run(self, names, feeds, options=None):
+        if options is not None:
+            self.options.append(options)
+            return self.session.run(names, feeds, options)
+        self.feeds.append(feeds)
+        return self.session.run(names, feeds)
+
+
+def record(emb: OnnxEmbedder) -> RecordingSession:
+    """Put a RecordingSession in place of `emb`'s session and return it."""
+    rec = RecordingSession(emb._session)
+    emb._session = rec  # type: ignore[assignment]
+    return rec
