@@ -25,6 +25,7 @@ import numpy as np
 
 from ..config import Settings
 from ..errors import Code, RewindError
+from ..index.derived.dense_search import VectorCache
 from ..index.derived.text_index import TextIndex
 from ..index.derived.text_queries import KeywordHit
 from ..index.derived.vectors import VectorIndex
@@ -107,7 +108,7 @@ class Searcher:
         self._worker = worker  # runs a hybrid search's BM25 beside its dense stages
         # Vectors this search has (retrieval's: stored or int8; then MMR's and the answer's
         # packing): each passage's read once. A Searcher lives for one search.
-        self._memo: dict[int, np.ndarray] = {}
+        self._cache = VectorCache(vectors.dim) if vectors is not None else None
         self._pages: dict[int, PageRecord | None] = {}  # the same for records (None: absent)
         self._passages: dict[int, tuple[int, PassageRecord] | None] = {}
 
@@ -159,7 +160,7 @@ class Searcher:
                 keyword_hits = self.text_index.search(text, k, where=where)
         if by_meaning:
             for h in self._vectors.rank(qvec, k, self._vectors.shortlist(qvec, k, allowed),
-                                        memo=self._memo):
+                                        self._cache):
                 dense[h.passage_id] = h.similarity
                 page_of[h.passage_id] = h.page_id
         if keyword_job is not None:
@@ -178,7 +179,7 @@ class Searcher:
             missing = [pid for pid in keyword if pid not in cosine]
             if missing:
                 vecs = self._vectors.approximate(missing, [page_of[p] for p in missing],
-                                                 self._memo)
+                                                 self._cache)
                 for pid, sim in zip(missing, (vecs @ qvec).tolist(), strict=True):
                     cosine[pid] = sim
 
@@ -209,7 +210,7 @@ class Searcher:
         """The passages' unit vectors (zero rows where one has none); None without vectors."""
         if self._vectors is None:
             return None
-        return self._vectors.vectors_for(passage_ids, self._memo)
+        return self._vectors.vectors_for(passage_ids, self._cache)
 
     def pages(self, page_ids: Iterable[int]) -> dict[int, PageRecord]:
         pages = _remembered(self._pages, page_ids, self.store.pages_by_ids)

@@ -69,7 +69,7 @@ def test_the_bit_score_stage_keeps_the_neighbours_hamming_found(filled, tmp_path
     add(store, "https://x/late", unit(rng, 20))  # after the snapshot: rows of the delta
     index.refresh(store)
     without.refresh(store)
-    assert len(index._extra_pids) == 20
+    assert len(index._view.extra_pids) == 20
     pids, _pages, mat = store.vectors_of(None, "m@64")
     recalls, kept = [], []
     for q in unit(rng, 50):
@@ -220,14 +220,14 @@ def test_delta_is_folded_into_a_new_snapshot(tmp_path, monkeypatch):
     vec_dir = tmp_path / "vec"
     index = VectorIndex("m@64", DIM, vec_dir)
     index.refresh(store)
-    seq_before = index._snap.seq
+    seq_before = index._view.snap.seq
     for i in range(20, 26):
         add(store, f"https://x/{i}", unit(rng, 10))  # 60 rows: past the threshold
     index.refresh(store)
     reopened = VectorIndex("m@64", DIM, vec_dir)
     reopened.refresh(store)
-    assert reopened._snap.seq == store.seq() > seq_before
-    assert len(reopened._extra_pids) == 0 and len(reopened) == 260
+    assert reopened._view.snap.seq == store.seq() > seq_before
+    assert len(reopened._view.extra_pids) == 0 and len(reopened) == 260
 
 
 def test_damaged_or_foreign_snapshot_is_rebuilt(filled, tmp_path):
@@ -289,7 +289,7 @@ def test_snapshot_caught_up_after_a_crash_while_writing_it(tmp_path):
     rng = np.random.default_rng(9)
     for q in unit(rng, 5):
         assert [h.passage_id for h in index.search(q, 10)] == exact_top(store, q, 10)[0]
-    vector_file.write(index.path, index._snap)  # the next snapshot written here ...
+    vector_file.write(index.path, index._view.snap)  # the next snapshot written here ...
     assert not list(vec_dir.glob(".*.tmp"))  # ... removes the dead writer's leftover
 
 
@@ -323,5 +323,5 @@ def test_a_full_disk_when_the_delta_is_folded_in_loses_nothing(tmp_path, monkeyp
     index.refresh(store)
     reopened = VectorIndex("m@64", DIM, vec_dir)
     reopened.refresh(store)
-    assert reopened._snap.seq == store.seq() and len(reopened._extra_pids) == 0
+    assert reopened._view.snap.seq == store.seq() and len(reopened._view.extra_pids) == 0
     assert len(reopened) == 1120

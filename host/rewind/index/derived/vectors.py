@@ -2,7 +2,8 @@
 
 Each passage with a vector of the active model has a 1-bit code and an int8 row
 (index/derived/codes.py: 48 + 384 bytes at 384 dimensions, against 1,536 for float32). A search
-(dense_search.py, this class's other half) runs four stages: every code by Hamming distance,
+runs four stages (functions in dense_search.py, over this index's `IndexView`; this class
+composes them and does their reads from the store): every code by Hamming distance,
 keeping the `candidates` nearest; their codes scored against the query's components, keeping
 the `refine` best; their int8 rows (memory-mapped: only these rows are read), scored within
 ~0.002 of the exact cosine, keeping the `rescore` best; the `exact` best of those read from
@@ -24,7 +25,8 @@ searching process's RSS at a million passages (~360 MB).
 The codes are derived from the store and kept as a memory-mapped snapshot
 (index/derived/vector_file.py) that remembers the store sequence it reflects. `refresh` opens it
 (or builds it, streaming the store), then applies the store's changes since that sequence
-(its own process's writes and other processes' alike) as an in-memory delta; when the delta
+(its own process's writes and other processes' alike) as an in-memory delta, in a new
+`IndexView` each time (the view a search holds is never changed); when the delta
 grows, a writer folds it into a new snapshot. A crash at any moment leaves a snapshot at an
 older sequence, which the next refresh catches up.
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,8 +45,8 @@ import numpy as np
 from ... import heap
 from ..crypto.cipher import FieldCipher
 from ..store.store import Store
-from . import codes, vector_file
-from .dense_search import DenseSearch
+from . import codes, dense_search, vector_file
+from .dense_search import DenseHit, IndexView, Shortlist, VectorCache
 from .vector_file import Snapshot
 
 # Above this share of changed pages, rebuilding everything is cheaper than patching.
@@ -64,7 +67,7 @@ COMPACT_SHARE = 0.1
 SAMPLE = 50_000  # the quantiser is fitted on up to this many vectors
 
 
-class VectorIndex(DenseSearch):
+class VectorIndex:
     """Codes of one model's vectors. `directory`: where the snapshot lives (None: memory
     only); `persist`: whether this process may write it (read-only engines only read it);
     `bits`: code length, the first `bits` dimensions (fewer: Matryoshka truncation);
@@ -87,29 +90,21 @@ class VectorIndex(DenseSearch):
         self.persist = persist and directory is not None
         self.seq = -1
         self._store: Store | None = None
-        self._snap: Snapshot | None = None
-        self._dead = np.zeros(0, bool)  # snapshot rows deleted since it was written
-        self._n_dead = 0
+        self._view: IndexView | None = None  # the snapshot and its delta (None: not read yet)
         self._pages = 0  # distinct pages in the snapshot
-        self._extra_pids = np.empty(0, np.int64)  # rows added since the snapshot
-        self._extra_pages = np.empty(0, np.int64)
-        self._extra_codes = np.empty((codes.words(self.bits), 0), np.uint64)
-        self._extra_int8 = np.empty((0, dim), np.int8)
-        self._extra_order = np.empty(0, np.int64)  # the delta's rows by passage id
 
     # ---- what it holds ------------------------------------------------------------------
 
     def __len__(self) -> int:
-        base = len(self._snap) - self._n_dead if self._snap is not None else 0
-        return base + len(self._extra_pids)
+        return len(self._view) if self._view is not None else 0
 
     @property
     def passage_ids(self) -> np.ndarray:
         """Every indexed passage id (snapshot rows still alive, then the delta)."""
-        if self._snap is None:
-            return self._extra_pids
-        return np.concatenate([np.asarray(self._snap.passage_ids)[~self._dead],
-                               self._extra_pids])
+        view = self._view
+        if view is None:
+            return np.empty(0, np.int64)
+        return np.concatenate([np.asarray(view.snap.passage_ids)[~view.dead], view.extra_pids])
 
     def bytes_per_passage(self) -> int:
         """Memory scanned per passage on every search: its code, passage id and page id.
@@ -119,6 +114,74 @@ class VectorIndex(DenseSearch):
     def snapshot_bytes(self) -> int:
         return self.path.stat().st_size if self.path and self.path.exists() else 0
 
+    # ---- searching: the stages of dense_search.py over the view, reads from the store ------
+
+    def search(self, query: np.ndarray, k: int, allowed_pages: np.ndarray | None = None
+               ) -> list[DenseHit]:
+        """Top-k passages among the candidates of the coarse stages, the best by exact
+        cosine (`shortlist`, then `rank`)."""
+        query = np.asarray(query, np.float32)
+        return self.rank(query, k, self.shortlist(query, k, allowed_pages))
+
+    def shortlist(self, query: np.ndarray, k: int, allowed_pages: np.ndarray | None = None
+                  ) -> Shortlist:
+        """The coarse stages (dense_search.shortlist), from memory only."""
+        if self._view is None:
+            return Shortlist.none(self.dim)
+        return dense_search.shortlist(self._view, query, k, allowed_pages,
+                                      candidates=self.candidates, refine=self.refine,
+                                      rescore=self.rescore)
+
+    def rank(self, query: np.ndarray, k: int, shortlist: Shortlist,
+             cache: VectorCache | None = None) -> list[DenseHit]:
+        """The top k of the shortlist: its `exact` best passages read from the store,
+        ranked by exact cosine, then the others by their int8 cosines. `cache` is given
+        each shortlisted passage's vector (exact where read; zeros for one without a
+        stored vector)."""
+        chosen = dense_search.choose(shortlist, self.exact)
+        if not len(chosen.passage_ids):
+            return []
+        found, mat = self._exact(chosen.read)
+        if cache is not None:
+            cache.keep(found, mat, chosen.read)
+            cache.keep(shortlist.passage_ids, shortlist.vectors)
+        return dense_search.rank(query, k, shortlist, chosen, found, mat)
+
+    def approximate(self, passage_ids: Sequence[int], page_ids: Sequence[int],
+                    cache: VectorCache) -> np.ndarray:
+        """Each passage's vector from memory, in order: `cache`'s, else what its (first)
+        int8 row stands for (zeros: not indexed). `page_ids`: each passage's page. What is
+        found is added to `cache`."""
+        pids = np.asarray(passage_ids, np.int64)
+        out, lacking = cache.lookup(pids)  # read exactly already, mostly
+        if len(lacking) and self._view is not None:
+            asked = pids[lacking]
+            found, vecs = dense_search.approximate(self._view, asked,
+                                                   np.asarray(page_ids, np.int64)[lacking])
+            out[lacking[found]] = vecs
+            cache.keep(asked[found], vecs, asked)
+        return out
+
+    def vectors_for(self, passage_ids: list[int],
+                    cache: VectorCache | None = None) -> np.ndarray:
+        """Vectors for `passage_ids` (zeros where a passage has none), in that order: the
+        stored ones (a passage in several pieces gives its first piece's), or `cache`'s,
+        the vectors this search already has (given the ones read now)."""
+        cache = VectorCache(self.dim) if cache is None else cache
+        wanted = cache.missing(passage_ids)
+        if len(wanted):
+            found, mat = self._exact(wanted)
+            cache.keep(found, mat, wanted)
+        return cache.lookup(np.asarray(passage_ids, np.int64))[0]
+
+    def _exact(self, passage_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The stored vectors of `passage_ids` (those found, and their rows)."""
+        if self._store is None:
+            raise RuntimeError("VectorIndex.refresh(store) must come before a search")
+        found, mat = self._store.vectors_by_ids(passage_ids.tolist(), self.model_id)
+        self._check(mat)
+        return found, mat
+
     # ---- catching up ----------------------------------------------------------------------
 
     def refresh(self, store: Store) -> None:
@@ -127,7 +190,7 @@ class VectorIndex(DenseSearch):
         target = store.seq()  # read first: changes after it are re-applied next time, harmlessly
         if target == self.seq:
             return
-        if self._snap is None:
+        if self._view is None:
             snap = vector_file.read(self.path, self.model_id, self.dim, self.bits,
                                     store.store_id(), self.cipher) if self.path else None
             if snap is None or snap.seq > store.seq():  # none, or from a restored store's future
@@ -137,15 +200,8 @@ class VectorIndex(DenseSearch):
             self._apply(store, target)
 
     def _set_base(self, snap: Snapshot) -> None:
-        self._snap = snap
-        self._dead = np.zeros(len(snap), bool)
-        self._n_dead = 0
+        self._view = IndexView.of(snap)
         self._pages = int(np.count_nonzero(np.diff(snap.page_ids))) + 1 if len(snap) else 0
-        self._extra_pids = np.empty(0, np.int64)
-        self._extra_pages = np.empty(0, np.int64)
-        self._extra_codes = np.empty((codes.words(self.bits), 0), np.uint64)
-        self._extra_int8 = np.empty((0, self.dim), np.int8)
-        self._extra_order = np.empty(0, np.int64)
         self.seq = snap.seq
         heap.give_back()  # the base this one replaces, and the arrays that built it
 
@@ -195,26 +251,28 @@ class VectorIndex(DenseSearch):
     def _apply(self, store: Store, target: int) -> None:
         changed, deleted = store.changes_since(self.seq)
         touched = np.unique(np.fromiter({*changed, *deleted}, np.int64))
-        snap = self._snap
+        old = self._view
+        snap = old.snap
         if len(touched) > _FULL_RELOAD_SHARE * max(1, self._pages):
             self._set_base(self._build(store, target))
             return
         lo = np.searchsorted(snap.page_ids, touched, "left")
         hi = np.searchsorted(snap.page_ids, touched, "right")
+        dead = old.dead.copy()  # a new view: one a search holds stays as it was
         for a, b in zip(lo[hi > lo], hi[hi > lo], strict=True):
-            self._dead[a:b] = True
-        self._n_dead = int(self._dead.sum())
-        keep = ~np.isin(self._extra_pages, touched)
+            dead[a:b] = True
+        keep = ~np.isin(old.extra_pages, touched)
         pids, pages, mat = store.vectors_of(changed, self.model_id)
         mat = self._check(mat)  # a change that left no vectors (a forgotten page) is (0, dim)
-        self._extra_pids = np.concatenate([self._extra_pids[keep], pids])
-        self._extra_pages = np.concatenate([self._extra_pages[keep], pages])
-        self._extra_codes = np.concatenate(
-            [self._extra_codes[:, keep], snap.quantiser.codes(mat)], axis=1)
-        self._extra_int8 = np.concatenate([self._extra_int8[keep], snap.quantiser.int8(mat)])
-        self._extra_order = np.argsort(self._extra_pids, kind="stable")
+        extra_pids = np.concatenate([old.extra_pids[keep], pids])
+        self._view = new = IndexView(
+            snap, dead, int(dead.sum()), extra_pids,
+            np.concatenate([old.extra_pages[keep], pages]),
+            np.concatenate([old.extra_codes[:, keep], snap.quantiser.codes(mat)], axis=1),
+            np.concatenate([old.extra_int8[keep], snap.quantiser.int8(mat)]),
+            np.argsort(extra_pids, kind="stable"))
         self.seq = target
-        delta = len(self._extra_pids) + self._n_dead
+        delta = len(new.extra_pids) + new.n_dead
         if self.persist and delta >= max(COMPACT_MIN_ROWS, COMPACT_SHARE * len(snap)):
             self._compact(store, target)
 
@@ -222,17 +280,18 @@ class VectorIndex(DenseSearch):
         """Fold the delta into a new snapshot; a newly fitted one once the rows have doubled.
         With no room for it the new snapshot stays in memory (`_save`): the next compaction,
         or the next process's catch-up from the last file, writes it."""
-        snap = self._snap
+        view = self._view
+        snap = view.snap
         if snap.quantiser.sample_rows < min(len(self), SAMPLE) / 2:
             self._set_base(self._build(store, target, point="vector_compaction"))
             return
-        alive = ~self._dead
+        alive = ~view.dead
         new = self._sorted_snapshot(
             target, snap.quantiser,
-            np.concatenate([np.asarray(snap.passage_ids)[alive], self._extra_pids]),
-            np.concatenate([np.asarray(snap.page_ids)[alive], self._extra_pages]),
-            np.concatenate([np.asarray(snap.codes)[:, alive], self._extra_codes], axis=1),
-            np.concatenate([np.asarray(snap.int8)[alive], self._extra_int8]))
+            np.concatenate([np.asarray(snap.passage_ids)[alive], view.extra_pids]),
+            np.concatenate([np.asarray(snap.page_ids)[alive], view.extra_pages]),
+            np.concatenate([np.asarray(snap.codes)[:, alive], view.extra_codes], axis=1),
+            np.concatenate([np.asarray(snap.int8)[alive], view.extra_int8]))
         self._set_base(self._save(new, point="vector_compaction"))
 
     def _check(self, mat: np.ndarray) -> np.ndarray:
