@@ -86,3 +86,30 @@ def test_a_search_reads_few_stored_vectors_and_every_hit_has_its_cosine(
             assert h.similarity == pytest.approx(exact[h.passage_id], abs=1e-6)
         else:  # 64 hashed dimensions: coarse int8 steps, still within 0.01
             assert abs(h.similarity - exact[h.passage_id]) < 0.01
+
+
+def test_the_mode_is_decided_once_before_either_retriever_runs(fake_engine, monkeypatch):
+    """Without an embedder a search is by words; a hybrid search over a damaged keyword
+    index is by meaning, never asking BM25, and fails with the index's error only when
+    meaning finds nothing either."""
+    from rewind.errors import Code, RewindError
+    from rewind.search.retrieve import SearchQuery
+
+    for i in range(6):
+        fake_engine.ingest(f"https://lights.example/{i}", f"Lighthouse log {i}: beacon storm", {})
+    with fake_engine.searcher() as s:
+        words_only = Searcher(s.store, s.text_index, None, None, None, s.settings, "no model")
+        found = words_only.passages(SearchQuery("beacon storm", mode="hybrid"))
+        assert found.mode == "keyword" and found.degraded == "no model" and found.hits
+        assert all(h.similarity is None and h.keyword for h in found.hits)
+        assert "found by words only" in found.notice("the results")
+
+        monkeypatch.setattr(s.text_index, "damage", ["a.term is damaged"])
+        monkeypatch.setattr(s.text_index, "search", lambda *a, **k: pytest.fail("BM25 asked"))
+        found = s.passages(SearchQuery("beacon storm", mode="hybrid"))
+        assert found.mode == "semantic" and found.hits and found.degraded is None
+        assert all(h.keyword is None and h.score == h.similarity for h in found.hits)
+        assert "keyword index cannot be used" in found.notice("the results")
+        with pytest.raises(RewindError) as nothing:
+            s.passages(SearchQuery("beacon storm", mode="hybrid", domain="elsewhere.example"))
+        assert nothing.value.code == Code.INDEX_DAMAGED

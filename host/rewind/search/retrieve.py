@@ -2,13 +2,15 @@
 
 `Searcher.passages` is the one retrieval path: the search results (search/pages.py) and
 the sources of an answer or a built context (answers/context.py) are both made from what
-it returns, so a query is fused the same way wherever it is asked. Every candidate gets
-its cosine with the query when the embedder is there (fusion, confidence and the answer
-side use it); without an embedder retrieval goes on with BM25 alone and says why. A hybrid
-search's BM25 runs on the engine's worker thread while the dense stages scan the codes
-(tantivy, numpy and SQLite leave the GIL, so on two cores the halves overlap); the worker
-does only BM25: reading its hits' vectors there too was slower, the two threads' Python
-parts waiting on each other for the GIL.
+it returns, so a query is fused the same way wherever it is asked. It runs in four steps:
+the plan (the mode decided once, before either retriever runs), keyword (BM25), dense (the
+vector index's stages) and fuse (search/fusion.py). Every candidate gets its cosine with
+the query when the embedder is there (fusion, confidence and the answer side use it);
+without an embedder retrieval goes on with BM25 alone and says why. A hybrid search's BM25
+runs on the engine's worker thread while the dense stages scan the codes (tantivy, numpy
+and SQLite leave the GIL, so on two cores the halves overlap); the worker does only BM25:
+reading its hits' vectors there too was slower, the two threads' Python parts waiting on
+each other for the GIL.
 A Searcher with a `scope` (an AI tool's part of the history) retrieves only from the pages
 the scope admits: both retrievers take it into their queries (index/store/page_filter.py).
 This module must never write to any store.
@@ -18,14 +20,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..index.derived.dense_search import VectorCache
+from ..index.derived.dense_search import DenseHit, VectorCache
 from ..index.derived.text_index import TextIndex
 from ..index.derived.text_queries import KeywordHit
 from ..index.derived.vectors import VectorIndex
@@ -90,6 +92,23 @@ class Retrieved:
         return None
 
 
+@dataclass(frozen=True)
+class Plan:
+    """How one query is retrieved, decided before either retriever runs."""
+
+    text: str  # the words, stripped ("": nothing to retrieve)
+    mode: str  # the mode used, final (Retrieved.mode)
+    query_vector: np.ndarray | None  # None: no embedder, or no words
+    where: PageFilter  # the search's filters within the Searcher's scope
+    allowed: np.ndarray | None  # the pages the dense stages may score (None: every one)
+    degraded: str | None  # why semantic search is unavailable, if it is
+    damaged: RewindError | None = None  # a hybrid search's keyword index, found damaged
+
+    @property
+    def by_meaning(self) -> bool:
+        return self.mode != "keyword" and self.query_vector is not None
+
+
 class Searcher:
     """One profile's indexes, read together. `embed_query` is None when no model is usable."""
 
@@ -113,16 +132,31 @@ class Searcher:
         self._passages: dict[int, tuple[int, PassageRecord] | None] = {}
 
     def passages(self, q: SearchQuery) -> Retrieved:
-        """Each retriever's `candidates_per_retriever` best passages, fused, best first."""
+        """Each retriever's `candidates_per_retriever` best passages, fused, best first:
+        the plan (which retrievers run, the query vector, the pages allowed), BM25 (begun
+        on the worker when the dense stages run beside it), the dense stages, the fusion."""
         t0 = time.perf_counter()
-        s = self.settings
+        plan = self._plan(q)
+        if not plan.text:
+            return Retrieved([], plan.mode, None, 0.0, plan.degraded)
+        keyword_hits = self._keyword(plan)
+        dense_hits = self._dense(plan)
+        if plan.damaged is not None and not dense_hits:
+            raise plan.damaged  # nothing by meaning either: the keyword index's error, its fix
+        hits, keyword_top = self._fuse(plan, dense_hits, keyword_hits())
+        return Retrieved(hits, plan.mode, plan.query_vector, keyword_top, plan.degraded,
+                         (time.perf_counter() - t0) * 1000,
+                         plan.damaged.message if plan.damaged is not None else None)
+
+    def _plan(self, q: SearchQuery) -> Plan:
+        """The mode this query is retrieved in, decided once: the one asked, but "keyword"
+        without an embedder and "semantic" for a hybrid search whose keyword index is
+        damaged; the query's vector (the vector index caught up for it) and the filter."""
         if q.mode not in MODES:
             raise RewindError(Code.BAD_REQUEST, f"Unknown search mode {q.mode!r}.",
                               f"Use one of: {', '.join(MODES)}.")
         text = (q.text or "").strip()
-        mode = q.mode
-        degraded = None
-        qvec = None
+        mode, degraded, qvec = q.mode, None, None
         if self._embed_query is None:
             if mode != "keyword":
                 degraded, mode = self.embedder_problem or "no embedding model", "keyword"
@@ -130,9 +164,7 @@ class Searcher:
             qvec = self._embed_query(text)
             self._vectors.refresh(self.store)
         if not text:
-            return Retrieved([], mode, None, 0.0, degraded)
-
-        k = s.candidates_per_retriever
+            return Plan(text, mode, None, PageFilter(), None, degraded)
         where = PageFilter(q.domain.lower().removeprefix("www.") if q.domain else None,
                            since=q.since, until=q.until)
         if self.scope is not None:
@@ -140,62 +172,63 @@ class Searcher:
         allowed = None  # filtered in both retrievers' queries: no other page is scored
         if qvec is not None and not where.everything:
             allowed = np.asarray(page_filter.page_ids(self.store, where), np.int64)
-
-        dense: dict[int, float] = {}
-        keyword: dict[int, float] = {}
-        page_of: dict[int, int] = {}
         damaged = None
         if mode == "hybrid":
             try:  # a damaged keyword index: the meaning alone, and the notice says why
                 self.text_index.check_usable()
             except RewindError as exc:
-                damaged = exc
-        by_meaning = mode in ("semantic", "hybrid") and qvec is not None
-        keyword_hits: list[KeywordHit] = []
-        keyword_job: Future[list[KeywordHit]] | None = None
-        if mode == "keyword" or (mode == "hybrid" and damaged is None):
-            if by_meaning and self._worker is not None:
-                keyword_job = self._worker.submit(self.text_index.search, text, k, where=where)
-            else:
-                keyword_hits = self.text_index.search(text, k, where=where)
-        if by_meaning:
-            for h in self._vectors.rank(qvec, k, self._vectors.shortlist(qvec, k, allowed),
-                                        self._cache):
-                dense[h.passage_id] = h.similarity
-                page_of[h.passage_id] = h.page_id
-        if keyword_job is not None:
-            keyword_hits = keyword_job.result()
-        keyword_degraded = None
-        if damaged is not None:
-            if not dense:  # nothing by meaning either: the keyword index's error, with the fix
-                raise damaged
-            keyword_degraded, mode = damaged.message, "semantic"
-        for h in keyword_hits:
-            keyword[h.passage_id] = h.score
-            page_of[h.passage_id] = h.page_id
+                damaged, mode = exc, "semantic"
+        return Plan(text, mode, qvec, where, allowed, degraded, damaged)
 
+    def _keyword(self, plan: Plan) -> Callable[[], list[KeywordHit]]:
+        """BM25's hits, begun: on the worker while the dense stages scan the codes, else
+        here and now. What it returns gives the hits (waiting for the worker's)."""
+        if plan.mode == "semantic":
+            return lambda: []
+        k = self.settings.candidates_per_retriever
+        if plan.by_meaning and self._worker is not None:
+            return self._worker.submit(self.text_index.search, plan.text, k,
+                                       where=plan.where).result
+        hits = self.text_index.search(plan.text, k, where=plan.where)
+        return lambda: hits
+
+    def _dense(self, plan: Plan) -> list[DenseHit]:
+        """The dense stages' hits (none in keyword mode); the vectors they met are kept."""
+        if not plan.by_meaning:
+            return []
+        k = self.settings.candidates_per_retriever
+        return self._vectors.rank(plan.query_vector, k,
+                                  self._vectors.shortlist(plan.query_vector, k, plan.allowed),
+                                  self._cache)
+
+    def _fuse(self, plan: Plan, dense_hits: list[DenseHit], keyword_hits: list[KeywordHit]
+              ) -> tuple[list[PassageHit], float]:
+        """Both rankings as one (or the mode's one retriever's), every hit with its cosine
+        where there is a query vector; and the best BM25 score among them."""
+        dense = {h.passage_id: h.similarity for h in dense_hits}
+        page_of = {h.passage_id: h.page_id for h in dense_hits}
+        keyword = {h.passage_id: h.score for h in keyword_hits}
+        page_of.update((h.passage_id, h.page_id) for h in keyword_hits)
         cosine = dict(dense)
-        if qvec is not None:  # the keyword-only hits': their int8 rows', not a store read
+        if plan.query_vector is not None:  # the keyword-only hits': their int8 rows'
             missing = [pid for pid in keyword if pid not in cosine]
             if missing:
                 vecs = self._vectors.approximate(missing, [page_of[p] for p in missing],
                                                  self._cache)
-                for pid, sim in zip(missing, (vecs @ qvec).tolist(), strict=True):
-                    cosine[pid] = sim
-
-        if mode == "semantic":
+                cosine.update(zip(missing, (vecs @ plan.query_vector).tolist(), strict=True))
+        s = self.settings
+        if plan.mode == "semantic":
             scores = dense
-        elif mode == "keyword":
+        elif plan.mode == "keyword":
             scores = keyword
         elif s.fusion == "adaptive":
-            scores = fuse_adaptive(dense, keyword, s, page_of, self._words_decide(text))
+            scores = fuse_adaptive(dense, keyword, s, page_of, self._words_decide(plan.text))
         else:
             scores = fuse_rrf(dense, keyword, s)
         hits = [PassageHit(pid, page_of[pid], score, cosine.get(pid), keyword.get(pid))
                 for pid, score in scores.items()]
         hits.sort(key=lambda h: (-h.score, h.passage_id))
-        return Retrieved(hits, mode, qvec, max(keyword.values(), default=0.0), degraded,
-                         (time.perf_counter() - t0) * 1000, keyword_degraded)
+        return hits, max(keyword.values(), default=0.0)
 
     def _words_decide(self, text: str) -> bool:
         """Trust BM25 as far as it goes: the query is a few remembered words, or its script
