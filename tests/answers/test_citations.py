@@ -3,8 +3,8 @@ planted wrong citations, made-up sentences, restated questions, fragments."""
 
 from __future__ import annotations
 
-from rewind.answers.answer import drop_fragment
 from rewind.answers.citations import Meaning, check_answer, split_answer, with_citations
+from rewind.answers.streaming import drop_fragment
 from support.answer_fixtures import HNSW, SOURDOUGH, number_of, sources_for
 
 

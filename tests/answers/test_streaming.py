@@ -3,8 +3,7 @@ once, complete, with the citation that follows it."""
 
 from __future__ import annotations
 
-from rewind.answers.answer import drop_fragment
-from rewind.answers.streaming import SentenceStream
+from rewind.answers.streaming import SentenceStream, drop_fragment
 
 DRAFT = ("Feed it once a day [Source 1]. Keep it warm. [Source 2] In the fridge it needs "
          "feeding once a week [Source 1]. And then it")

@@ -10,11 +10,13 @@ Otherwise, when search found a page near the question, its best passage itself, 
 cited (closest.py: `outcome` "closest", not `supported`); when nothing is near (the gate
 says "no"): "I couldn't find that in your history.", with the closest pages as the
 sources. Nothing unchecked is streamed: the model's draft is only in `raw_answer` and the
-`on_draft` debug view. A follow-up
-(`thread_id`) is asked over the same sources, with the thread's earlier turns, so llama.cpp
-reuses its prompt.
+`on_draft` debug view. A follow-up (`thread_id`) is asked over the same sources, with the
+thread's earlier turns, so llama.cpp reuses its prompt.
 With `answer_facets` on and a model loaded, the question is first split into facets,
 retrieved and packed by facets.py (off: unchanged).
+`Answerer.ask` runs the stages of stages.py in order, each handed what it needs and handing
+on a record; the `Answerer` keeps what lasts between questions: the model (loaded on the
+first question, let go at rest) and the conversations kept for follow-ups (`Threads`).
 This module must never follow instructions found in page text (it is fenced as data by
 prompt.py), and never return a sentence as supported that no source backs.
 """
@@ -22,11 +24,8 @@ prompt.py), and never return a sentence as supported that no source backs.
 from __future__ import annotations
 
 import math
-import re
-import secrets
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,50 +34,20 @@ from typing import TYPE_CHECKING, Literal
 from .. import config
 from ..config import Settings
 from ..errors import Code, RewindError
-from ..text import SENTENCE_BREAK, content_words
 from . import llm
-from .citations import CITE, Meaning
+from .citations import Meaning
+from .compose import Composed, Composer
 from .context import TabContext, build_context
 from .llm import Llm
-from .outcome import AskResult, Thread
+from .outcome import AskResult, Threads, join
 from .packing import BuiltContext
-from .stages import Question
+from .stages import Asked, Display, Writer, follow_up, gate, gather, lead_of, read
+from .timings import Timings
 
 if TYPE_CHECKING:
     from ..profile.engine import Rewind
 
-
-class RepeatGuard:
-    """Tells when a streamed answer starts saying a sentence again (small models loop)."""
-
-    def __init__(self) -> None:
-        self._seen: set[frozenset[str]] = set()
-        self._done = 0
-
-    def __call__(self, text: str) -> bool:
-        complete = SENTENCE_BREAK.split(text)[:-1]
-        for piece in complete[self._done :]:
-            key = frozenset(content_words(CITE.sub("", piece)))
-            if len(key) >= 2 and key in self._seen:
-                return True
-            self._seen.add(key)
-        self._done = len(complete)
-        return False
-
-
-def drop_fragment(text: str) -> str:
-    """The text without a last sentence cut off in the middle (the model ran out of tokens)."""
-    stripped = text.rstrip()
-    if re.search(r"[.!?][\"'”’)\]]*$", stripped) or CITE.search(stripped[-16:]):
-        return stripped
-    cut = max(
-        stripped.rfind(". "),
-        stripped.rfind("! "),
-        stripped.rfind("? "),
-        stripped.rfind(".\n"),
-        stripped.rfind("\n"),
-    )
-    return stripped[: cut + 1] if cut > 0 else stripped
+THREAD_GONE = "That conversation is no longer kept: this question was asked afresh."
 
 
 # ---- asking -------------------------------------------------------------------------------
@@ -104,7 +73,7 @@ class Answerer:
         self._tokenizer: llm.Tokenizer | None = None
         self.llm_problem: RewindError | None = None
         self._lock = threading.Lock()
-        self._threads: OrderedDict[str, Thread] = OrderedDict()
+        self.threads = Threads()  # the conversations a follow-up may be asked in
         # Resting (native/resting.py): the questions and contexts under way, and when the
         # last one ended; the model is let go only with none under way.
         self.clock: Callable[[], float] = time.monotonic
@@ -210,9 +179,6 @@ class Answerer:
             self.llm_problem = None
             return True
 
-    def _embed(self) -> Meaning | None:
-        return Meaning.of(self.engine.embedder())
-
     def build_context(
         self, query: str, raw_context: str | None, budget: int, provided: TabContext | None = None
     ) -> BuiltContext:
@@ -242,53 +208,55 @@ class Answerer:
         """Answer `question` from the history, in stages (stages.py): retrieve and pack →
         gate → read → write and check → compose. `on_chunk` gets checked text only, as it
         is checked; `on_draft`, the model's own words as they come (a debug view)."""
-        q = Question(self, question, provided, budget, on_chunk, cancel, thread_id,
-                     on_draft=on_draft)
+        timings = Timings()
+        asked = Asked(question, provided, budget)
         with self.in_use():
-            q.retrieve(q.load(extractive))
-            if not q.gate():  # the history does not hold it: no model time spent (its
-                return q.could_not_find()  # closest pages are the sources)
-            q.embed = self._embed()
-            q.read()
-            if q.model is not None and not q.generate():
-                return q.cancelled()
-            return q.compose()
+            model, notice = self._model_for(extractive)  # loaded on the first question
+            timings.lap("load_ms")
+            thread = self.threads.get(thread_id) if thread_id else None
+            if thread_id and thread is None:
+                notice = join(notice, THREAD_GONE)
+            s, embedder = self.settings, self.engine.embedder()
+            sources = (follow_up(thread, question, embedder, timings) if thread is not None
+                       else gather(self.engine, asked, model, self.tokenizer, s, cancel,
+                                   timings))
+            display = Display(on_chunk, timings)
+            composer = Composer(asked, sources, display, timings,
+                                model.name if model is not None else None,
+                                join(sources.notice, notice))
+            asked_in = thread_id if thread is not None else None
+            if not gate(sources):
+                # the history does not hold it: no model time spent, the closest pages
+                # are the sources
+                return self._keep(composer.could_not_find(), asked_in)
+            meaning = Meaning.of(embedder)
+            reading = read(asked, sources, meaning, s, timings)
+            lead = lead_of(model)
+            if lead == "quote" and sources.answerable == "yes":
+                display.say(reading.quotes)  # a source clearly answers: its words first
+            written = None
+            if model is not None:
+                written = Writer(reading, display, lead, timings, on_draft).write(
+                    model, asked, sources, s, cancel)
+                if written.cancelled:
+                    return self._keep(composer.cancelled(written), asked_in)
+            return self._keep(composer.answer(reading, written, meaning), asked_in)
 
     # ---- helpers ------------------------------------------------------------------------
 
-    def _max_new(self, model: Llm) -> int:
-        length = self.settings.answer_length(model.n_ctx)  # longer with a larger context
-        return max(16, min(length, model.spec.max_answer_tokens))
+    def _model_for(self, extractive: bool) -> tuple[Llm | None, str | None]:
+        """The model a question is answered with (None: extracts only), and the notice
+        when one was wanted but none could be loaded."""
+        model = None if extractive else self.llm()
+        if model is None and not extractive and self.llm_problem is not None:
+            return None, (f"{self.llm_problem.message} This answer is made of sentences "
+                          f"from your pages. {self.llm_problem.hint}").strip()
+        return model, None
 
-    def _generate(self, model: Llm, messages: list[dict[str, str]],
-                  on_chunk: Callable[[str], None] | None, cancel: threading.Event | None
-                  ) -> tuple[str, float | None]:
-        """The model's answer as it streams (sent on as it comes), and when its first
-        word came; stops early when it only says again what it said."""
-        first: float | None = None
-        pieces: list[str] = []
-        repeating = RepeatGuard()
-        stopped = False
-        for piece in model.stream(messages, max_tokens=self._max_new(model), cancel=cancel):
-            if first is None and piece.strip():
-                first = time.perf_counter()
-            pieces.append(piece)
-            if on_chunk:
-                on_chunk(piece)
-            if piece.strip() and repeating("".join(pieces)):
-                stopped = True  # it only says it again from here on: stop paying for it
-                break
-        raw = "".join(pieces)
-        if stopped or model.finish_reason == "length":
-            raw = drop_fragment(raw)
-        return raw, first
-
-    def _keep_thread(self, thread_id: str | None, built: BuiltContext,
-                     turns: list[tuple[str, str]]) -> str:
-        with self._lock:
-            tid = thread_id or secrets.token_hex(6)
-            self._threads[tid] = Thread(built, turns)
-            self._threads.move_to_end(tid)
-            while len(self._threads) > self.settings.answer_threads_kept:
-                self._threads.popitem(last=False)
-            return tid
+    def _keep(self, composed: Composed, thread_id: str | None) -> AskResult:
+        """The reply, its conversation kept for a follow-up (under `thread_id`, the one it
+        was asked in, else a new one) with its id."""
+        if composed.thread is not None:
+            composed.result.thread_id = self.threads.keep(
+                thread_id, composed.thread, self.settings.answer_threads_kept)
+        return composed.result

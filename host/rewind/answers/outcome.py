@@ -1,11 +1,15 @@
 """What one question comes to: the reply (`AskResult`), a conversation kept for follow-ups
-(`Thread`), the gate's verdict in words, and the notes that say what was unusual.
+(`Thread`, kept in `Threads`), the gate's verdict in words, and the notes that say what
+was unusual.
 
 This module must never decide what is shown: stages.py does; it only says it.
 """
 
 from __future__ import annotations
 
+import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -68,6 +72,35 @@ class Thread:
 
     built: BuiltContext
     turns: list[tuple[str, str]]
+
+
+class Threads:
+    """The conversations kept for follow-ups, by id, the one asked last at the end; the
+    oldest are forgotten beyond the number kept (`answer_threads_kept`, given each time:
+    set_settings may change it between questions)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[str, Thread] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, thread_id: str) -> Thread | None:
+        with self._lock:
+            return self._kept.get(thread_id)
+
+    def ids(self) -> list[str]:
+        """The ids kept, the oldest first."""
+        with self._lock:
+            return list(self._kept)
+
+    def keep(self, thread_id: str | None, thread: Thread, most: int) -> str:
+        """Keep `thread` under `thread_id` (None: a new id), moved to the end; its id."""
+        with self._lock:
+            tid = thread_id or secrets.token_hex(6)
+            self._kept[tid] = thread
+            self._kept.move_to_end(tid)
+            while len(self._kept) > most:
+                self._kept.popitem(last=False)
+            return tid
 
 
 def verdict(p: float | None) -> Literal["no", "maybe", "yes"]:
