@@ -40,20 +40,18 @@ def unchecked(written: Written | None) -> Checked | None:
                    [c.sentence for c in written.checks if c.status == "unsupported"])
 
 
+@dataclass
 class Composer:
     """The reply. What was shown is the answer: the quote and the model's sentences that
     hold. A larger model with nothing that holds: the quote. Nothing at all: the closest
-    passage, else "couldn't find". `notice` gathers what was unusual, in the order it
-    happened; `model`: the name of the model that wrote (None: extracts only)."""
+    passage, else "couldn't find"."""
 
-    def __init__(self, asked: Asked, sources: Sources, display: Display, timings: Timings,
-                 model: str | None, notice: str | None) -> None:
-        self.asked = asked
-        self.sources = sources
-        self.display = display
-        self.timings = timings
-        self.model = model
-        self.notice = notice
+    asked: Asked
+    sources: Sources
+    display: Display
+    timings: Timings
+    model: str | None  # the name of the model that wrote (None: extracts only)
+    notice: str | None  # what was unusual, gathered in the order it happened
 
     def answer(self, reading: Reading, written: Written | None,
                meaning: Meaning | None) -> Composed:
