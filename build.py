@@ -225,7 +225,10 @@ def cmd_test(args: argparse.Namespace) -> None:
     env["REWIND_REQUIRE_MODELS"] = "1"  # tests needing the models or pages fail, never skip
     if not have_chromium:
         env["REWIND_NO_BROWSER"] = "1"
-    cmd = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args.pytest_args]
+    # One worker per core, a test file to a worker: its module fixtures (a browser, a host)
+    # are built once; the suite's real models and browsers wait on each other less.
+    cmd = [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "--dist", "loadfile",
+           *args.pytest_args]
     result = subprocess.run([str(c) for c in cmd], cwd=ROOT, env=env)
     if result.returncode == 5:
         sys.exit("pytest collected no tests: that is a failure, not a pass.")

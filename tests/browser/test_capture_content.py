@@ -102,7 +102,7 @@ def test_articles_about_every_topic_are_recorded(browser):
         raise AssertionError(f"not recorded: {missing}; stored: {sorted(stored)}") from None
     for page in ARTICLES:
         wait_until(lambda page=page: [r["url"] for r in browser.search(page.mark)] == [page.url],
-                   15, f"search to find {page.url}")
+                   60, f"search to find {page.url}")
 
 
 def _hold(browser: RewindBrowser, screen) -> dict:
@@ -133,7 +133,7 @@ def test_a_borderline_page_is_held_and_kept_from_the_popup(browser):
         popup.close()
     [page] = browser.wait_indexed([entry["url"]])
     assert page["title"] == screen.title
-    wait_until(lambda: [r["url"] for r in browser.search(screen.mark)] == [entry["url"]], 15,
+    wait_until(lambda: [r["url"] for r in browser.search(screen.mark)] == [entry["url"]], 60,
                "search to find the kept page")
     assert held_files(browser) == []  # no page, no key
     assert verdict(browser, entry["url"]) is None, "kept: no reason not to record it is left"

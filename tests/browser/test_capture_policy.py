@@ -68,7 +68,7 @@ def test_articles_about_the_same_topics_are_recorded(browser):
     browser.wait_indexed([p.url for p in ARTICLES])
     for page in ARTICLES:
         wait_until(lambda page=page: [r["url"] for r in browser.search(page.mark)] == [page.url],
-                   15, f"search to find {page.url}")
+                   60, f"search to find {page.url}")
 
 
 def test_always_record_overrides_a_built_in_pattern_but_the_person_can_take_it_back(browser):

@@ -77,7 +77,7 @@ def test_articles_on_the_same_topics_are_recorded(browser):
         raise AssertionError(f"not recorded: {missing}") from None
     for page in ARTICLES:
         wait_until(lambda page=page: [r["url"] for r in browser.search(page.mark)] == [page.url],
-                   15, f"search to find {page.url}")
+                   60, f"search to find {page.url}")
 
 
 def test_a_personal_note_is_held_and_asked_about(browser):
