@@ -10,11 +10,13 @@ vector_snapshot (index/derived/vector_file.py: a new snapshot written and synced
 renamed), vector_compaction (the same moment when a snapshot folds its delta in:
 index/derived/vectors.py), store_compact (index/store/store.py: before the VACUUM that
 rewrites the store, as when a plaintext store has just been sealed).
-export_batch (native/handlers.py: before each batch of pages an export reads).
+export_batch (native/handlers.py: before each batch of pages an export reads), backup_frame
+(native/backups.py: before each frame of a backup is sent).
 With $REWIND_FAULT_KIND=enospc the point raises "No space left on device" instead: a full
 disk at exactly that write (tests/test_faults_disk.py); with $REWIND_FAULT_KIND=slow it waits
 $REWIND_FAULT_SLOW_S seconds (default 3) and goes on: a request slow enough for a test to act
-while it runs (tests/browser/test_browser_ports.py closes the page an export streams to).
+while it runs (tests/browser/test_browser_ports.py closes the page an export streams to;
+test_browser_worker.py stops the worker while a backup streams).
 Never set $REWIND_FAULT outside tests.
 """
 

@@ -285,8 +285,14 @@ def test_a_backup_download_the_worker_stops_under_is_whole_or_says_so(
     with Rewind.open(data, embedder=embedder, model_dir=model_dir) as eng:
         index_faq(eng, python_docs)  # a backup of a few frames (under 1 MiB each)
     before = store_pages(data)
+    # Each frame of the backup half a second late (faults.py), so that the seeded stops
+    # (0.36-0.74 s after the click) land before the last frame, and one after it, on a fast
+    # machine too: this backup is one frame.
     browser = RewindBrowser.launch(playwright, tmp_path, chromium=chromium,
-                                   extension=extension_dir, model_dir=model_dir)
+                                   extension=extension_dir, model_dir=model_dir,
+                                   env={"REWIND_FAULT": "backup_frame",
+                                        "REWIND_FAULT_KIND": "slow",
+                                        "REWIND_FAULT_SLOW_S": "0.5"})
     with within(browser, LIMIT_S):
         browser.wait_connected()
         options = browser.extension_page("options.html#data", width=900)

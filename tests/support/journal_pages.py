@@ -78,11 +78,13 @@ _MARK = {"en": "journfern", "de": "tagebkes", "fr": "carnetmor"}
 
 
 def _journal(lang: str, sentences: int) -> Screen:
-    """`lang`'s journal entry with its first `sentences` sentences (2 or more)."""
+    """`lang`'s journal entry with its first `sentences` sentences (2 or more). Its mark is
+    one of its tags: a long entry's extracted text keeps the list and may drop a paragraph
+    after it."""
     url, app, nav, greeting, day, tags, prose = _JOURNAL[lang]
     mark = f"{_MARK[lang]}{chr(ord('a') + sentences)}q"
     return Screen("private", lang, f"{url}-{sentences}", f"{day} – {app}", mark, nav,
-                  (greeting, day, *prose[:sentences], tags))
+                  (greeting, day, *prose[:sentences], f"{tags}, {mark}"))
 
 
 JOURNALS: dict[str, list[Screen]] = {

@@ -19,6 +19,7 @@ import re
 import time
 from pathlib import Path
 
+from .. import faults
 from ..errors import Code, RewindError
 from .context import Ctx, Reply, Requests
 from .framing import MAX_SAFE_INT, encode
@@ -69,11 +70,13 @@ def backup(ctx: Ctx) -> Reply:
         buf += chunk
         while len(buf) >= raw:
             ctx.check_cancelled()
+            faults.hit("backup_frame")
             piece, buf = bytes(buf[:raw]), buf[raw:]
             total += len(piece)
             ctx.send_frames([encode(part_reply(ctx.req.id, data=base64.b64encode(piece)
                                                .decode("ascii")), ctx.max_frame)])
     total += len(buf)
+    faults.hit("backup_frame")  # the last frame too: a small backup is only that one
     eng.audit.write("exported", file="(options page)", kind="backup",
                     pages=counts.get("pages", 0), encrypted=bool(pw))
     return {"data": base64.b64encode(bytes(buf)).decode("ascii"), "format": "rewind-backup",
