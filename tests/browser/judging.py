@@ -1,5 +1,6 @@
 """What the browser tests of the content check ask the worker and the host: why a URL was
-not recorded, reading a page until the host has judged it, and every byte the host keeps."""
+not recorded, reading a page until the host has judged it, reading pages until each is
+stored and found by its mark, and every byte the host keeps."""
 
 from __future__ import annotations
 
@@ -37,3 +38,20 @@ def drop_held(browser: RewindBrowser, url: str) -> None:
               if site(h["url"]) == site(url)]
     browser.evaluate("([id, u]) => globalThis.__rewind.action('held_decide', "
                      "{id, keep: false, url: u})", [page["id"], url])
+
+
+def read_until_recorded(browser: RewindBrowser, pages) -> None:
+    """Read each page (with `url` and `mark`), then wait until every one is stored and a
+    search for its mark finds it alone; says which were not recorded, and why, if not."""
+    tab = browser.reading_tab()
+    for page in pages:
+        browser.read_until_queued(tab, page.url)
+    try:
+        browser.wait_indexed([p.url for p in pages], timeout=180)
+    except TimeoutError:
+        stored = browser.store_urls()
+        missing = {p.url: verdict(browser, p.url) for p in pages if p.url not in stored}
+        raise AssertionError(f"not recorded: {missing}; stored: {sorted(stored)}") from None
+    for page in pages:
+        wait_until(lambda page=page: [r["url"] for r in browser.search(page.mark)] == [page.url],
+                   60, f"search to find {page.url}")

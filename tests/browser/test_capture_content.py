@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from capture_pages import ARTICLES as POLICY_ARTICLES
-from judging import drop_held, raw_bytes, read_until_judged, site, verdict
+from judging import drop_held, raw_bytes, read_until_judged, read_until_recorded, site, verdict
 from playwright.sync_api import expect
 from rewind.capture.policy import Rules, classify_url
 from rewind.capture.policy_file import load_policy
@@ -91,18 +91,7 @@ def test_private_pages_of_every_category_never_reach_the_store(browser):
 
 
 def test_articles_about_every_topic_are_recorded(browser):
-    tab = browser.reading_tab()
-    for page in ARTICLES:
-        browser.read_until_queued(tab, page.url)
-    try:
-        browser.wait_indexed([p.url for p in ARTICLES], timeout=180)
-    except TimeoutError:
-        stored = browser.store_urls()
-        missing = {p.url: verdict(browser, p.url) for p in ARTICLES if p.url not in stored}
-        raise AssertionError(f"not recorded: {missing}; stored: {sorted(stored)}") from None
-    for page in ARTICLES:
-        wait_until(lambda page=page: [r["url"] for r in browser.search(page.mark)] == [page.url],
-                   60, f"search to find {page.url}")
+    read_until_recorded(browser, ARTICLES)
 
 
 def _hold(browser: RewindBrowser, screen) -> dict:

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import pytest
 from capture_pages import ARTICLES as POLICY_ARTICLES
-from judging import drop_held, raw_bytes, read_until_judged, site, verdict
+from judging import drop_held, raw_bytes, read_until_judged, read_until_recorded, site
 from playwright.sync_api import expect
 from rewind.capture.policy import Rules, classify_url
 from rewind.capture.policy_file import load_policy
 from support.plain_records import ARTICLES, PRIVATE
 from support.private_pages import BORDERLINE
 
-from demo.harness import RewindBrowser, wait_until
+from demo.harness import RewindBrowser
 
 pytestmark = pytest.mark.browser
 
@@ -66,18 +66,7 @@ def test_records_in_plain_layout_never_reach_the_store(browser):
 
 
 def test_articles_on_the_same_topics_are_recorded(browser):
-    tab = browser.reading_tab()
-    for page in ARTICLES:
-        browser.read_until_queued(tab, page.url)
-    try:
-        browser.wait_indexed([p.url for p in ARTICLES], timeout=180)
-    except TimeoutError:
-        stored = browser.store_urls()
-        missing = {p.url: verdict(browser, p.url) for p in ARTICLES if p.url not in stored}
-        raise AssertionError(f"not recorded: {missing}") from None
-    for page in ARTICLES:
-        wait_until(lambda page=page: [r["url"] for r in browser.search(page.mark)] == [page.url],
-                   60, f"search to find {page.url}")
+    read_until_recorded(browser, ARTICLES)
 
 
 def test_a_personal_note_is_held_and_asked_about(browser):
