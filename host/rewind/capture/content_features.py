@@ -7,8 +7,12 @@ with a value ("Geburtsdatum: ...", "生年月日：..."), masked account numbers
 phones, secrets and one-code lines, ledger lines (a date and an amount), clock and relative
 times, interface phrases, lines listing files with their sizes, doses, lab values and
 diagnosis codes, crypto amounts and addresses, search-result lines, greetings of a person,
-lines repeating one record shape (a transaction, a message, a file, an appointment); the
-topic words of each policy category (content_lexicon); and what the text is made of: words
+lines repeating one record shape (a transaction, a message, a file, an appointment); a
+person's particulars in any line, prose included (content_patterns.particulars: exact
+amounts, full dates, long numbers, doses, message stamps); the words that address a reader,
+that speak of the writer, and an article's framing, in the page's declared language
+(`PAGE_LANGUAGE_GROUPS`); the topic words of each policy category (content_lexicon); and
+what the text is made of: words
 (a Chinese or Japanese word counts as two characters), lines, short lines, sentence lines,
 code lines. Rows add up, so a window of passages is the sum of its rows.
 `feature_matrix` turns a window's counts into numbers that do not grow with length: rates

@@ -7,18 +7,21 @@ while an encyclopedia page about online banking or a how-to on payslips is kept.
 
 It reads densities of the text (content_features: personal data and fields, masked numbers,
 ledger lines, times, interface phrases, file listings, doses, crypto amounts, result lines,
-greetings, repeated record shapes, the strongest policy topic; shares of short, sentence and
-code lines) and the page's own signals (page_signals: signed in, account menu, signed out,
-greeting, a declared app, a composer), plus two products (a sensitive topic shown as a
-screen, or while signed in). A logistic model over them (`sensitive.json`, fitted by
-`python -m bench.quality.sensitive --fit` on tests/data/sensitive_pages/ and on real documentation
-and encyclopedia pages in several languages; its cross-validated rates are in
-docs/benchmarks.md) gives a probability, and two thresholds make three answers: record,
-hold (unsure: the person decides, profile/holding.py), refuse. A page is judged in windows of
-`content_features.WINDOW` passages (a browser page is one window; a long file is refused or
-held by its most private window). The category is the one whose topic words, record shapes
-and declared app the page shows most; a page of a category the person switched off is
-recorded.
+greetings, repeated record shapes, the strongest policy topic, a person's particulars in any
+line and how many kinds of them, the words that address a reader or speak of the writer;
+shares of short, sentence and code lines) and the page's own signals (page_signals: signed
+in, account menu, signed out, greeting, a declared app, a composer), plus products: a
+sensitive topic shown as a screen or while signed in, and the particulars told to a reader,
+noted by a writer, or framed as an article's example ("for example" counts only there). A
+logistic model over them (`sensitive.json`, fitted by `python -m bench.quality.sensitive
+--fit` on tests/data/sensitive_pages/, the record pages of bench/common/record_pages.FIT_PARTS
+and real documentation and encyclopedia pages in several languages; its cross-validated
+rates are in docs/benchmarks.md) gives a probability, and two thresholds make three answers:
+record, hold (unsure: the person decides, profile/holding.py), refuse. A page is judged in
+windows of `content_features.WINDOW` passages (a browser page is one window; a long file is
+refused or held by its most private window). The category is the one whose topic words,
+record shapes and declared app the page shows most; a page of a category the person
+switched off is recorded.
 This module must never store, log or send page text.
 """
 
