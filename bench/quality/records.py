@@ -168,11 +168,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     load = os.getloadavg()
     parts = {part: record_pages.generate(part) for part in record_pages.PARTS}
-    fit = [p for part in record_pages.FIT_PARTS for p in parts[part]]
-    held = [p for part in record_pages.HELD_OUT for p in parts[part]]
+    features = {part: matrices(pages) for part, pages in parts.items()}  # (with, without signals)
+
+    def pooled(names: Sequence[str]) -> tuple[list[Page], np.ndarray, np.ndarray]:
+        return ([p for n in names for p in parts[n]],
+                np.vstack([features[n][0] for n in names]),
+                np.vstack([features[n][1] for n in names]))
+
+    fit, fit_x, fit_plain = pooled(record_pages.FIT_PARTS)
+    held, held_x, _ = pooled(record_pages.HELD_OUT)
     labelled = bench_sensitive.load_labelled()
-    fit_x, fit_plain = matrices(fit)
-    held_x, _ = matrices(held)
     lab_x, lab_plain = matrices(labelled)
     baseline = sensitive.Model.from_dict(json.loads(BASELINE.read_text("utf-8"))["model"])
     shipped = sensitive.ContentCheck().model
@@ -186,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = []
         for part, pages in parts.items():
             label = f"{part} (held-out)" if part in record_pages.HELD_OUT else part
-            t = tally_model(model, pages, matrices(pages)[0])
+            t = tally_model(model, pages, features[part][0])
             out += [[name, label, layout, *t.row(f"layout {layout}")]
                     for layout in record_pages.LAYOUTS]
             out.append([name, label, "**all**", *t.row("all")])
