@@ -113,6 +113,15 @@ ARTICLES: dict[str, tuple[str, list[str]]] = {
 
 # A hostile page: markup and script in its title and its text. The side panel must show
 # these strings as text; if any of it ran, window.__rewindPwned would be set.
+# What the side-panel tests read first: six articles on unrelated topics.
+PANEL_READ = [
+    "articles/derailleur.html",
+    "articles/sourdough.html",
+    "articles/glacier.html",
+    "articles/tide-pools.html",
+    "articles/beekeeping.html",
+    "articles/lighthouse.html",
+]
 HOSTILE_PATH = "articles/hostile.html"
 HOSTILE_TITLE = (
     "<img src=x onerror=\"window.__rewindPwned=1;alert('pwned')\">"

@@ -23,20 +23,14 @@ import pytest
 from axe_check import axe_source, check_both_schemes
 from panel_ui import RESULTS, UI_TIMEOUT_MS, WATCH_ANSWER, ask, follow_up, last_turn, wait_answered
 from playwright.sync_api import expect
+from site_pages import PANEL_READ
 from support.private_pages import BORDERLINE
 
 from demo.harness import RewindBrowser, wait_until
 
 pytestmark = pytest.mark.browser
 
-READ = [
-    "articles/derailleur.html",
-    "articles/sourdough.html",
-    "articles/glacier.html",
-    "articles/tide-pools.html",
-    "articles/beekeeping.html",
-    "articles/lighthouse.html",
-]
+READ = PANEL_READ
 QUESTION = "What does a rear derailleur do?"  # the derailleur article answers it
 FOLLOW_UP = "And what do indexed shifters do?"
 MAX_TABS = 40  # Tab presses to reach a control before the test gives up

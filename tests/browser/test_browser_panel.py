@@ -24,20 +24,13 @@ from panel_ui import (
     search,
 )
 from playwright.sync_api import expect
-from site_pages import ARTICLES
+from site_pages import ARTICLES, PANEL_READ
 
 from demo.harness import RewindBrowser
 
 pytestmark = pytest.mark.browser
 
-READ = [
-    "articles/derailleur.html",
-    "articles/sourdough.html",
-    "articles/glacier.html",
-    "articles/tide-pools.html",
-    "articles/beekeeping.html",
-    "articles/lighthouse.html",
-]
+READ = PANEL_READ
 DERAILLEUR = "articles/derailleur.html"
 # Its answer sentence is in the derailleur article: the checked answer cites it (the model
 # is seeded, so the same history gives the same answer).
